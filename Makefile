@@ -1,0 +1,54 @@
+# cdc_kafka: PGXS build of the extension, its unit tests and its test suites.
+#
+#   make                  build the shared library (add WERROR=1 to fail on warnings)
+#   make install          install it into the PostgreSQL given by PG_CONFIG
+#   make unitcheck        cmocka tests of the pure C parts (no server needed)
+#   make installcheck     pg_regress suites on a temporary server (test/regress.conf)
+#   make prove_installcheck   TAP suites (test/t) against a real Kafka broker
+#
+# Regression inputs live in test/sql and their expected outputs in expected/:
+# pg_regress reads expected files from --outputdir before --inputdir.
+
+EXTENSION = cdc_kafka
+MODULE_big = cdc_kafka
+
+# Pure C: no backend calls, linked alone into the cmocka tests.
+PURE_SRCS = src/jsonout.c src/binenc.c src/decimal.c src/temporal.c \
+	src/hstoretext.c src/watermark.c
+BACKEND_SRCS = $(filter-out $(PURE_SRCS),$(sort $(wildcard src/*.c)))
+OBJS = $(BACKEND_SRCS:.c=.o) $(PURE_SRCS:.c=.o)
+
+DATA = $(sort $(wildcard sql/cdc_kafka--*.sql))
+
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+
+WARNFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Wno-missing-field-initializers
+PG_CFLAGS = $(WARNFLAGS) $(if $(WERROR),-Werror)
+PG_CPPFLAGS = -I$(srcdir)/src
+SHLIB_LINK = -lrdkafka
+
+REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --outputdir=. --temp-config=test/regress.conf \
+	--temp-instance=./tmp_check
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+EXTRA_CLEAN = results regression.diffs regression.out tmp_check \
+	$(UNIT_BINS)
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- cmocka unit tests --------------------------------------------------
+
+UNIT_SRCS = $(sort $(wildcard test/unit/*_test.c))
+UNIT_BINS = $(UNIT_SRCS:.c=)
+UNIT_CFLAGS = -std=gnu11 -O1 -g $(WARNFLAGS) $(if $(WERROR),-Werror) -Isrc
+
+test/unit/%_test: test/unit/%_test.c $(PURE_SRCS) $(wildcard src/*.h)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(PURE_SRCS) -lcmocka -lm
+
+.PHONY: unitcheck
+unitcheck: $(UNIT_BINS)
+	@status=0; for t in $(UNIT_BINS); do ./$$t || status=1; done; exit $$status

@@ -1,0 +1,523 @@
+/*-------------------------------------------------------------------------
+ *
+ * encoder.c
+ *		The Debezium envelope: record keys and values of change events,
+ *		logical decoding messages and transaction metadata, written as
+ *		Kafka's JsonConverter writes them (schemas.enable on or off).
+ *
+ * Field order, schema names and null handling follow Debezium 3.6 under
+ * JsonConverter: every schema field is written even when null, a null
+ * value of a field with a default is written as the default, and the
+ * "source" block carries "snapshot":"false" that way.  The per-table parts
+ * of the schemas are pre-rendered by relinfo.c; the fixed parts are here.
+ *
+ * src/encoder.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/timestamp.h"
+
+#include "cdc_kafka.h"
+#include "hstoretext.h"
+#include "jsonout.h"
+#include "temporal.h"
+
+/* ---- fixed schemas --------------------------------------------------------- */
+
+#define SOURCE_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"version\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"connector\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"name\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}," \
+	"{\"type\":\"string\",\"optional\":true,\"name\":\"io.debezium.data.Enum\",\"version\":1," \
+	"\"parameters\":{\"allowed\":\"true,first,first_in_data_collection,last_in_data_collection,last,false,incremental\"}," \
+	"\"default\":\"false\",\"field\":\"snapshot\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"db\"}," \
+	"{\"type\":\"string\",\"optional\":true,\"field\":\"sequence\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_us\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ns\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"schema\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"table\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"txId\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"lsn\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"xmin\"}," \
+	"{\"type\":\"string\",\"optional\":true,\"field\":\"origin\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"origin_lsn\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.postgresql.Source\",\"version\":1," \
+	"\"field\":\"source\"}"
+
+#define TRANSACTION_BLOCK_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"total_order\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"data_collection_order\"}]," \
+	"\"optional\":true,\"name\":\"event.block\",\"version\":1,\"field\":\"transaction\"}"
+
+#define TXN_KEY_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataKey\"," \
+	"\"version\":1}"
+
+#define TXN_VALUE_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"status\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"event_count\"}," \
+	"{\"type\":\"array\",\"items\":{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"data_collection\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"event_count\"}]," \
+	"\"optional\":true,\"name\":\"event.collection\",\"version\":1}," \
+	"\"optional\":true,\"field\":\"data_collections\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataValue\"," \
+	"\"version\":1}"
+
+#define MESSAGE_KEY_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":true,\"field\":\"prefix\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.postgresql.MessageKey\"," \
+	"\"version\":1}"
+
+/* The envelope's fields after before/after: source, transaction, op, ts_*. */
+void
+encoder_append_envelope_tail_schema(StringInfo buf)
+{
+	appendStringInfoString(buf, SOURCE_SCHEMA "," TRANSACTION_BLOCK_SCHEMA ","
+						   "{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},"
+						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"},"
+						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_us\"},"
+						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ns\"}");
+}
+
+/* ---- small writers ------------------------------------------------------------ */
+
+void
+encoder_append_json_string(StringInfo buf, const char *s, size_t len)
+{
+	enlargeStringInfo(buf, JSONOUT_ESCAPE_MAX(len) + 2);
+	buf->data[buf->len++] = '"';
+	buf->len += jsonout_escape(s, len, buf->data + buf->len);
+	buf->data[buf->len++] = '"';
+	buf->data[buf->len] = '\0';
+}
+
+static void
+append_int64(StringInfo buf, int64 v)
+{
+	char		tmp[JSONOUT_NUMBER_MAX];
+
+	appendBinaryStringInfo(buf, tmp, jsonout_int64(v, tmp));
+}
+
+/* PostgreSQL timestamps count microseconds from 2000-01-01. */
+static int64
+unix_micros(TimestampTz ts)
+{
+	return ts + TEMPORAL_PG_EPOCH_USECS;
+}
+
+/* Milliseconds as java.time.Instant.toEpochMilli gives them: floor. */
+static int64
+floor_millis(int64 us)
+{
+	return (us >= 0) ? us / 1000 : -((-us + 999) / 1000);
+}
+
+/* Wall-clock now in Unix microseconds, or 0 for deterministic output. */
+int64
+encoder_now(const CdcOptions *opts)
+{
+	return opts->deterministic ? 0 : unix_micros(GetCurrentTimestamp());
+}
+
+static void
+append_ts_fields(StringInfo buf, int64 us)
+{
+	appendStringInfoString(buf, "\"ts_ms\":");
+	append_int64(buf, floor_millis(us));
+	appendStringInfoString(buf, ",\"ts_us\":");
+	append_int64(buf, us);
+	appendStringInfoString(buf, ",\"ts_ns\":");
+	append_int64(buf, us * 1000);
+}
+
+/*
+ * Kafka topic names allow [A-Za-z0-9._-]; Debezium replaces every other
+ * character (each UTF-16 unit, so a 4-byte UTF-8 sequence gives two) by '_'
+ * and cuts the name at 249 characters.
+ */
+void
+encoder_sanitize_topic(StringInfo buf, const char *name)
+{
+	int			start = buf->len;
+
+	for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+	{
+		if (isalnum(*p) && *p < 0x80)
+			appendStringInfoChar(buf, (char) *p);
+		else if (*p == '.' || *p == '_' || *p == '-')
+			appendStringInfoChar(buf, (char) *p);
+		else if (*p < 0x80 || (*p & 0xC0) == 0xC0)
+		{
+			appendStringInfoChar(buf, '_');
+			if ((*p & 0xF8) == 0xF0)
+				appendStringInfoChar(buf, '_');
+		}
+	}
+	if (buf->len - start > 249)
+	{
+		buf->len = start + 249;
+		buf->data[buf->len] = '\0';
+	}
+	if (strcmp(buf->data + start, ".") == 0)
+		buf->data[start] = '_';
+	else if (strcmp(buf->data + start, "..") == 0)
+		buf->data[start] = buf->data[start + 1] = '_';
+}
+
+/* "<xid>:<lsn>", Debezium's transaction id for PostgreSQL. */
+void
+encoder_txn_id(StringInfo buf, TransactionId xid, uint64 lsn, const CdcOptions *opts)
+{
+	if (opts->deterministic)
+		appendStringInfoString(buf, "0:0");
+	else
+		appendStringInfo(buf, "%u:" UINT64_FORMAT, xid, lsn);
+}
+
+/* ---- source and transaction blocks ---------------------------------------- */
+
+static void
+append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
+{
+	if (lsn == 0)
+		appendStringInfoString(buf, "null");
+	else
+		appendStringInfo(buf, "\\\"" UINT64_FORMAT "\\\"", opts->deterministic ? 0 : lsn);
+}
+
+/*
+ * The "source" block of a record at lsn.  table_suffix is
+ * ,"schema":...,"table":... of the table (or of "" for messages).
+ */
+static void
+append_source(StringInfo buf, const CdcTxnState *txn, uint64 lsn, bool has_xid,
+			  const char *table_suffix, const CdcOptions *opts)
+{
+	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
+
+	appendStringInfoString(buf, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
+						   "\",\"connector\":\"postgresql\",\"name\":");
+	encoder_append_json_string(buf, opts->topic_prefix, strlen(opts->topic_prefix));
+	appendStringInfoString(buf, ",\"ts_ms\":");
+	append_int64(buf, floor_millis(commit_us));
+	appendStringInfoString(buf, ",\"snapshot\":\"false\",\"db\":");
+	encoder_append_json_string(buf, opts->dbname, strlen(opts->dbname));
+	appendStringInfoString(buf, ",\"sequence\":\"[");
+	append_lsn_string(buf, txn->last_commit_lsn, opts);
+	appendStringInfoChar(buf, ',');
+	append_lsn_string(buf, lsn, opts);
+	appendStringInfoString(buf, "]\",\"ts_us\":");
+	append_int64(buf, commit_us);
+	appendStringInfoString(buf, ",\"ts_ns\":");
+	append_int64(buf, commit_us * 1000);
+	appendStringInfoString(buf, table_suffix);
+	appendStringInfoString(buf, ",\"txId\":");
+	if (has_xid)
+		append_int64(buf, opts->deterministic ? 0 : (int64) txn->xid);
+	else
+		appendStringInfoString(buf, "null");
+	appendStringInfoString(buf, ",\"lsn\":");
+	append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
+	appendStringInfoString(buf, ",\"xmin\":null,\"origin\":");
+	if (txn->origin != NULL)
+		encoder_append_json_string(buf, txn->origin, strlen(txn->origin));
+	else
+		appendStringInfoString(buf, "null");
+	appendStringInfoString(buf, ",\"origin_lsn\":");
+	if (txn->origin != NULL && txn->origin_lsn != 0)
+		append_int64(buf, opts->deterministic ? 0 : (int64) txn->origin_lsn);
+	else
+		appendStringInfoString(buf, "null");
+	appendStringInfoChar(buf, '}');
+}
+
+/* Count one data event of collection; returns its order within that collection. */
+static int64
+count_event(CdcTxnState *txn, const char *collection)
+{
+	ListCell   *lc;
+	CdcCollectionCount *cc;
+
+	txn->event_count++;
+	foreach(lc, txn->collections)
+	{
+		cc = lfirst(lc);
+		if (strcmp(cc->name, collection) == 0)
+			return ++cc->count;
+	}
+	cc = palloc(sizeof(CdcCollectionCount));
+	cc->name = pstrdup(collection);
+	cc->count = 1;
+	txn->collections = lappend(txn->collections, cc);
+	return 1;
+}
+
+/* The per-event "transaction" block, or null without transaction metadata. */
+static void
+append_transaction_block(StringInfo buf, CdcTxnState *txn, const char *collection,
+						 uint64 lsn, const CdcOptions *opts)
+{
+	int64		order;
+
+	appendStringInfoString(buf, "\"transaction\":");
+	if (!opts->transaction_metadata || txn == NULL)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	order = count_event(txn, collection);
+	appendStringInfoString(buf, "{\"id\":\"");
+	encoder_txn_id(buf, txn->xid, lsn, opts);
+	appendStringInfoString(buf, "\",\"total_order\":");
+	append_int64(buf, txn->event_count);
+	appendStringInfoString(buf, ",\"data_collection_order\":");
+	append_int64(buf, order);
+	appendStringInfoChar(buf, '}');
+}
+
+/* ---- change events ------------------------------------------------------------ */
+
+/*
+ * The value of one column of a row image: null becomes the schema default
+ * (JsonConverter's replace.null.with.default), and a NOT NULL column without
+ * a value (not in the old key tuple) its default or fallback.
+ */
+static void
+append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int i,
+					const CdcOptions *opts)
+{
+	if (row->unchanged != NULL && row->unchanged[i])
+		typemap_write_placeholder(buf, col, opts);
+	else if (!row->nulls[i])
+		typemap_write_value(buf, col, row->values[i], opts);
+	else if (col->default_json != NULL)
+		appendStringInfoString(buf, col->default_json);
+	else if (col->fallback_json != NULL)
+		appendStringInfoString(buf, col->fallback_json);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+static void
+append_field_name(StringInfo buf, const char *name)
+{
+	encoder_append_json_string(buf, name, strlen(name));
+	appendStringInfoChar(buf, ':');
+}
+
+static void
+append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOptions *opts)
+{
+	if (row == NULL)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	appendStringInfoChar(buf, '{');
+	for (int i = 0; i < ri->ncolumns; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		append_field_name(buf, ri->columns[i].name);
+		append_column_value(buf, &ri->columns[i], row, i, opts);
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+/* The record key of a change: the key columns of row (caller checks nkeys). */
+void
+encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+				  const CdcOptions *opts)
+{
+	appendStringInfoString(buf, ri->key_prefix);
+	appendStringInfoChar(buf, '{');
+	for (int k = 0; k < ri->nkeys; k++)
+	{
+		int			i = ri->keys[k];
+
+		if (k > 0)
+			appendStringInfoChar(buf, ',');
+		append_field_name(buf, ri->columns[i].name);
+		append_column_value(buf, &ri->columns[i], row, i, opts);
+	}
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* The record value of a change event (op c, u, d or t). */
+void
+encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
+						   const CdcRow *before, const CdcRow *after,
+						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
+{
+	appendStringInfoString(buf, ri->value_prefix);
+	appendStringInfoString(buf, "{\"before\":");
+	append_row(buf, ri, before, opts);
+	appendStringInfoString(buf, ",\"after\":");
+	append_row(buf, ri, after, opts);
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, true, ri->source_suffix, opts);
+	appendStringInfoChar(buf, ',');
+	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
+	appendStringInfo(buf, ",\"op\":\"%c\",", (char) op);
+	append_ts_fields(buf, encoder_now(opts));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* ---- logical decoding messages ----------------------------------------------- */
+
+void
+encoder_write_message_key(StringInfo buf, const char *prefix, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" MESSAGE_KEY_SCHEMA ",\"payload\":");
+	appendStringInfoString(buf, "{\"prefix\":");
+	encoder_append_json_string(buf, prefix, strlen(prefix));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+static void
+append_message_schema(StringInfo buf, const CdcOptions *opts)
+{
+	appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+						   "{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},"
+						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"},"
+						   SOURCE_SCHEMA "," TRANSACTION_BLOCK_SCHEMA ","
+						   "{\"type\":\"struct\",\"fields\":["
+						   "{\"type\":\"string\",\"optional\":true,\"field\":\"prefix\"},");
+	appendStringInfo(buf, "{\"type\":\"%s\",\"optional\":true,\"field\":\"content\"}],",
+					 opts->binary_mode == CDC_BINARY_BYTES ? "bytes" : "string");
+	appendStringInfoString(buf, "\"optional\":false,\"name\":\"io.debezium.connector.postgresql.Message\","
+						   "\"version\":1,\"field\":\"message\"}],\"optional\":false,"
+						   "\"name\":\"io.debezium.connector.postgresql.MessageValue\","
+						   "\"version\":1},\"payload\":");
+}
+
+/*
+ * The value of an op "m" record.  txn is NULL for a non-transactional
+ * message, which carries no txId and no transaction block; its source
+ * timestamp is that of the last transaction seen, as Debezium's is.
+ */
+void
+encoder_write_message_value(StringInfo buf, const char *prefix, const char *content,
+							Size sz, CdcTxnState *txn, uint64 lsn,
+							const CdcOptions *opts)
+{
+	int64		now = encoder_now(opts);
+
+	if (opts->schemas)
+		append_message_schema(buf, opts);
+	appendStringInfoString(buf, "{\"op\":\"m\",\"ts_ms\":");
+	append_int64(buf, floor_millis(now));
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId,
+				  ",\"schema\":\"\",\"table\":\"\"", opts);
+	appendStringInfoChar(buf, ',');
+	append_transaction_block(buf, txn->xid != InvalidTransactionId ? txn : NULL,
+							 "LOGICAL_DECODING_MESSAGE", lsn, opts);
+	appendStringInfoString(buf, ",\"message\":{\"prefix\":");
+	encoder_append_json_string(buf, prefix, strlen(prefix));
+	appendStringInfoString(buf, ",\"content\":");
+	typemap_write_binary(buf, content, sz, opts);
+	appendStringInfoString(buf, "}}");
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* ---- transaction metadata ------------------------------------------------------ */
+
+void
+encoder_write_txn_key(StringInfo buf, const char *id, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" TXN_KEY_SCHEMA ",\"payload\":");
+	appendStringInfoString(buf, "{\"id\":");
+	encoder_append_json_string(buf, id, strlen(id));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* END's per-table counts, in the iteration order of Debezium's HashMap. */
+static void
+append_data_collections(StringInfo buf, const CdcTxnState *txn)
+{
+	int			n = list_length(txn->collections);
+	HstorePair *pairs = palloc(sizeof(HstorePair) * Max(n, 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, txn->collections)
+	{
+		CdcCollectionCount *cc = lfirst(lc);
+
+		pairs[i].key = cc->name;
+		pairs[i].keylen = strlen(cc->name);
+		pairs[i].value = (const char *) cc;
+		pairs[i].valuelen = 0;
+		i++;
+	}
+	hstoretext_java_order(pairs, n);
+	appendStringInfoChar(buf, '[');
+	for (i = 0; i < n; i++)
+	{
+		const CdcCollectionCount *cc = (const CdcCollectionCount *) pairs[i].value;
+
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		appendStringInfoString(buf, "{\"data_collection\":");
+		encoder_append_json_string(buf, cc->name, strlen(cc->name));
+		appendStringInfoString(buf, ",\"event_count\":");
+		append_int64(buf, cc->count);
+		appendStringInfoChar(buf, '}');
+	}
+	appendStringInfoChar(buf, ']');
+	pfree(pairs);
+}
+
+/* The value of a BEGIN or END record on <prefix>.transaction. */
+void
+encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
+						CdcTxnState *txn, const CdcOptions *opts)
+{
+	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
+
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" TXN_VALUE_SCHEMA ",\"payload\":");
+	appendStringInfo(buf, "{\"status\":\"%s\",\"id\":", is_begin ? "BEGIN" : "END");
+	encoder_append_json_string(buf, id, strlen(id));
+	if (is_begin)
+		appendStringInfoString(buf, ",\"event_count\":null,\"data_collections\":null");
+	else
+	{
+		appendStringInfoString(buf, ",\"event_count\":");
+		append_int64(buf, txn->event_count);
+		appendStringInfoString(buf, ",\"data_collections\":");
+		append_data_collections(buf, txn);
+	}
+	appendStringInfoString(buf, ",\"ts_ms\":");
+	append_int64(buf, floor_millis(commit_us));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}

@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * temporal.h
+ *		PostgreSQL date/time values to Debezium's temporal representations
+ *		(io.debezium.time.* and org.apache.kafka.connect.data.*).
+ *
+ * Inputs are PostgreSQL's on-disk values (days or microseconds counted from
+ * 2000-01-01, interval fields), so the encoder never goes through the type
+ * output functions for these types.  Pure code: no backend calls, so the
+ * unit tests link it alone.  The proleptic Gregorian calendar and
+ * astronomical year numbering (year 0 = 1 BC) are used throughout, as
+ * java.time does.
+ *
+ * src/temporal.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_KAFKA_TEMPORAL_H
+#define CDC_KAFKA_TEMPORAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Days and microseconds between 1970-01-01 and PostgreSQL's 2000-01-01. */
+#define TEMPORAL_PG_EPOCH_DAYS	10957
+#define TEMPORAL_PG_EPOCH_USECS INT64_C(946684800000000)
+
+/* PostgreSQL's sentinels (DATEVAL_NOBEGIN/NOEND, DT_NOBEGIN/NOEND). */
+#define TEMPORAL_DATE_NEG_INFINITY	INT32_MIN
+#define TEMPORAL_DATE_POS_INFINITY	INT32_MAX
+#define TEMPORAL_TS_NEG_INFINITY	INT64_MIN
+#define TEMPORAL_TS_POS_INFINITY	INT64_MAX
+
+/* Room for any formatted value below, NUL included. */
+#define TEMPORAL_TEXT_MAX		64
+
+/*
+ * date -> days since 1970-01-01 (io.debezium.time.Date and Kafka's Date).
+ * The infinities map to what Debezium emits for them.
+ */
+extern int32_t temporal_date_days(int32_t pg_date);
+
+/*
+ * time (microseconds past midnight, 0 .. 86400000000) -> milliseconds past
+ * midnight (io.debezium.time.Time, Kafka's Time) or microseconds
+ * (io.debezium.time.MicroTime).
+ */
+extern int32_t temporal_time_millis(int64_t pg_time);
+extern int64_t temporal_time_micros(int64_t pg_time);
+
+/*
+ * timestamp without time zone -> milliseconds or microseconds since the
+ * epoch, the wall-clock value read as UTC (io.debezium.time.Timestamp /
+ * MicroTimestamp, Kafka's Timestamp).  Infinities map to what Debezium emits
+ * (pgjdbc's sentinels).
+ */
+extern int64_t temporal_timestamp_millis(int64_t pg_ts);
+extern int64_t temporal_timestamp_micros(int64_t pg_ts);
+
+/*
+ * timestamp with time zone -> io.debezium.time.ZonedTimestamp text: UTC,
+ * ISO-8601 with 'Z'; with precision 1..6 exactly that many fraction digits,
+ * with precision 0 the fraction only when non-zero and then in Java's
+ * ISO_OFFSET_DATE_TIME style; years above 9999 get a '+', years before 1 are
+ * astronomical ("-4713-12-31T..."); the infinities are written as
+ * "infinity" and "-infinity".  precision -1 (no typmod) means 6.
+ * Returns the length written (NUL written too).
+ */
+extern size_t temporal_zoned_timestamp(int64_t pg_tstz, int precision, char *out);
+
+/*
+ * time with time zone (microseconds past local midnight and PostgreSQL's zone
+ * offset in seconds WEST of UTC) -> io.debezium.time.ZonedTime text: shifted
+ * to UTC, "HH:mm:ss" plus the fraction with trailing zeros removed, then 'Z'
+ * (Java's ISO_OFFSET_TIME).  Returns the length written (NUL written too).
+ */
+extern size_t temporal_zoned_time(int64_t pg_time, int32_t zone_west_secs, char *out);
+
+/*
+ * interval -> io.debezium.time.MicroDuration (microseconds, months counted
+ * as 30.4375 days, computed exactly as Debezium computes it) and
+ * io.debezium.time.Interval text ("P1Y2M3DT4H5M6.78S").
+ */
+extern int64_t temporal_interval_micros(int32_t months, int32_t days, int64_t usecs);
+extern size_t temporal_interval_iso(int32_t months, int32_t days, int64_t usecs, char *out);
+
+#endif							/* CDC_KAFKA_TEMPORAL_H */
