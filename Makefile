@@ -40,6 +40,9 @@ EXTRA_CLEAN = results regression.diffs regression.out tmp_check \
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Every object depends on every header: the structs are shared.
+$(OBJS): $(wildcard src/*.h)
+
 # ---- cmocka unit tests --------------------------------------------------
 
 UNIT_SRCS = $(sort $(wildcard test/unit/*_test.c))

@@ -101,6 +101,8 @@ typedef struct CdcOptions
 	int			placeholder_len;
 	int			money_fraction_digits;
 	bool		deterministic;
+	bool		extended_headers;	/* __debezium.context.* on change records */
+	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
 } CdcOptions;
 
@@ -155,6 +157,7 @@ struct CdcColumn
 	int			precision;		/* numeric precision, bit length, time digits */
 	int			scale;			/* numeric scale; -1 for unconstrained */
 	FmgrInfo	outfunc;		/* for kinds written through their text form */
+	bool		canonical_output;	/* text form read with ISO dates, UTC */
 	char	   *schema_json;	/* {"type":...} field schema, without "field" */
 	char	   *default_json;	/* rendered default value, or NULL */
 	char	   *fallback_json;	/* value for a NOT NULL column with no value */
@@ -260,6 +263,7 @@ typedef struct CdcTxnState
 	uint64		origin_lsn;
 	int64		event_count;	/* data events so far (transaction metadata) */
 	List	   *collections;	/* CdcCollectionCount, in first-seen order */
+	MemoryContext cxt;			/* lives for the transaction; holds the above */
 	bool		began;			/* BEGIN written or decided (first change) */
 	int			nrecords;		/* records written (for the commit marker) */
 } CdcTxnState;
@@ -300,6 +304,7 @@ extern void encoder_write_message_value(StringInfo buf, const char *prefix,
 										const char *content, Size sz,
 										CdcTxnState *txn, uint64 lsn,
 										const CdcOptions *opts);
+extern void encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts);
 extern void encoder_write_txn_key(StringInfo buf, const char *id,
 								  const CdcOptions *opts);
 extern void encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,

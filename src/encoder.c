@@ -252,6 +252,7 @@ count_event(CdcTxnState *txn, const char *collection)
 {
 	ListCell   *lc;
 	CdcCollectionCount *cc;
+	MemoryContext oldcxt;
 
 	txn->event_count++;
 	foreach(lc, txn->collections)
@@ -260,10 +261,13 @@ count_event(CdcTxnState *txn, const char *collection)
 		if (strcmp(cc->name, collection) == 0)
 			return ++cc->count;
 	}
+	/* the counts outlive the change being encoded */
+	oldcxt = MemoryContextSwitchTo(txn->cxt);
 	cc = palloc(sizeof(CdcCollectionCount));
 	cc->name = pstrdup(collection);
 	cc->count = 1;
 	txn->collections = lappend(txn->collections, cc);
+	MemoryContextSwitchTo(oldcxt);
 	return 1;
 }
 
@@ -442,6 +446,37 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 	appendStringInfoString(buf, "}}");
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
+}
+
+/* ---- context headers -------------------------------------------------------------- */
+
+static void
+context_header(CdcRecordOut *ro, const char *name, const char *value, const CdcOptions *opts)
+{
+	StringInfo	buf = ro->buf;
+
+	recout_header_begin(ro, name);
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":");
+	encoder_append_json_string(buf, value, strlen(value));
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+	recout_header_end(ro);
+}
+
+/*
+ * Debezium 3.3+ adds these headers to every change record (and its
+ * tombstone) unless extended.headers.enabled is false.
+ */
+void
+encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts)
+{
+	context_header(ro, "__debezium.context.connectorLogicalName", opts->topic_prefix, opts);
+	context_header(ro, "__debezium.context.taskId", "0", opts);
+	context_header(ro, "__debezium.context.connectorName", "postgresql", opts);
+	context_header(ro, "__debezium.context.runId",
+				   opts->deterministic ? "00000000-0000-0000-0000-000000000000" : opts->run_id,
+				   opts);
 }
 
 /* ---- transaction metadata ------------------------------------------------------ */

@@ -81,8 +81,27 @@ static const char *const option_names[] = {
 	"binary_handling_mode", "time_precision_mode", "interval_handling_mode",
 	"hstore_handling_mode", "tombstones_on_delete", "skipped_operations",
 	"provide_transaction_metadata", "unavailable_value_placeholder",
-	"money_fraction_digits", "deterministic", "output_format", NULL
+	"money_fraction_digits", "deterministic", "output_format",
+	"extended_headers_enabled", NULL
 };
+
+/*
+ * A random (version 4) UUID naming this decoding session, as Debezium's
+ * runId header names a connector run.
+ */
+static void
+new_run_id(char *out)
+{
+	uint8		b[16];
+
+	if (!pg_strong_random(b, sizeof(b)))
+		memset(b, 0, sizeof(b));
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+			 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
 
 /*
  * Set every option to Debezium's default; the topic prefix defaults to the
@@ -108,6 +127,8 @@ cdcopt_set_defaults(CdcOptions *opts)
 	opts->placeholder_len = strlen(DEFAULT_PLACEHOLDER);
 	opts->money_fraction_digits = 2;
 	opts->deterministic = false;
+	opts->extended_headers = true;
+	new_run_id(opts->run_id);
 	opts->output_format = CDC_OUTPUT_VALUE;
 }
 
@@ -329,6 +350,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->deterministic = parse_boolean(elem);
 	else if (strcmp(name, "output_format") == 0)
 		opts->output_format = parse_word(elem, output_words);
+	else if (strcmp(name, "extended_headers_enabled") == 0)
+		opts->extended_headers = parse_boolean(elem);
 	else
 		return false;
 	return true;

@@ -134,6 +134,7 @@ plugin_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
 	CdcTxnState *ts = MemoryContextAllocZero(state->txn_cxt, sizeof(CdcTxnState));
 	char	   *origin = NULL;
 
+	ts->cxt = state->txn_cxt;
 	ts->xid = txn->xid;
 	ts->commit_time = txn->xact_time.commit_time;
 	ts->last_commit_lsn = state->last_commit_lsn;
@@ -176,11 +177,14 @@ write_txn_record(LogicalDecodingContext *ctx, CdcTxnState *ts, bool is_begin,
 }
 
 /*
- * Called before the first record of a transaction: Debezium sees pgoutput's
- * BEGIN only for transactions with published changes, at the first one.
+ * pgoutput sends a transaction to Debezium (BEGIN ... COMMIT) once the
+ * transaction has a published change, message or truncate, even when
+ * Debezium then skips every event (skipped.operations).  From then on
+ * Debezium has a BEGIN metadata record out and will count the COMMIT as
+ * its last commit; called at each such change, it acts on the first.
  */
 static void
-first_record(LogicalDecodingContext *ctx, CdcTxnState *ts, uint64 lsn)
+txn_published(LogicalDecodingContext *ctx, CdcTxnState *ts, uint64 lsn)
 {
 	CdcPluginState *state = ctx->output_plugin_private;
 
@@ -337,6 +341,8 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, const ChangeRe
 		encoder_write_key(ctx->out, rec->ri, rec->header_key, opts);
 		recout_header_end(&ro);
 	}
+	if (opts->extended_headers && recout_wants_key(&ro))
+		encoder_write_context_headers(&ro, opts);
 	recout_end(&ro);
 	OutputPluginWrite(ctx, true);
 	ts->nrecords++;
@@ -404,7 +410,6 @@ encode_change(LogicalDecodingContext *ctx, CdcTxnState *ts, const CdcRelInfo *ri
 	CdcRow	   *newrow = newtuple ? make_row(ri, rel, newtuple, oldrow) : NULL;
 	ChangeRecord rec = {.ri = ri, .lsn = lsn};
 
-	first_record(ctx, ts, lsn);
 	switch (action)
 	{
 		case REORDER_BUFFER_CHANGE_INSERT:
@@ -472,10 +477,13 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation relat
 	error_context_stack = &errcb;
 
 	oldcxt = MemoryContextSwitchTo(state->change_cxt);
-	if (pubfilter_row(ri->pubfilter, relation, oldtuple, newtuple, &action) &&
-		!op_skipped(&state->opts, action))
-		encode_change(ctx, txn->output_plugin_private, ri, relation, action,
-					  oldtuple, newtuple, change->lsn);
+	if (pubfilter_row(ri->pubfilter, relation, oldtuple, newtuple, &action))
+	{
+		txn_published(ctx, txn->output_plugin_private, change->lsn);
+		if (!op_skipped(&state->opts, action))
+			encode_change(ctx, txn->output_plugin_private, ri, relation, action,
+						  oldtuple, newtuple, change->lsn);
+	}
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(state->change_cxt);
 	error_context_stack = errcb.previous;
@@ -488,10 +496,10 @@ plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, int nrelatio
 				Relation relations[], ReorderBufferChange *change)
 {
 	CdcPluginState *state = ctx->output_plugin_private;
+	CdcTxnState *ts = txn->output_plugin_private;
+	bool		skipped = (state->opts.skipped_ops & CDC_SKIP_TRUNCATE) != 0;
 	MemoryContext oldcxt;
 
-	if (state->opts.skipped_ops & CDC_SKIP_TRUNCATE)
-		return;
 	for (int i = 0; i < nrelations; i++)
 	{
 		CdcRelInfo *ri;
@@ -502,10 +510,12 @@ plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, int nrelatio
 		ri = relinfo_get(relations[i]);
 		if (!ri->published || !pubfilter_publishes_truncate(ri->pubfilter))
 			continue;
+		txn_published(ctx, ts, change->lsn);
+		if (skipped)
+			continue;
 		rec.ri = ri;
 		oldcxt = MemoryContextSwitchTo(state->change_cxt);
-		first_record(ctx, txn->output_plugin_private, change->lsn);
-		write_change_record(ctx, txn->output_plugin_private, &rec);
+		write_change_record(ctx, ts, &rec);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(state->change_cxt);
 	}
@@ -517,6 +527,7 @@ standalone_state(CdcPluginState *state)
 {
 	CdcTxnState *ts = palloc0(sizeof(CdcTxnState));
 
+	ts->cxt = CurrentMemoryContext;
 	ts->xid = InvalidTransactionId;
 	ts->commit_time = state->last_commit_time;
 	ts->last_commit_lsn = state->last_commit_lsn;
@@ -533,7 +544,13 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 	CdcRecordOut ro;
 
 	if (transactional)
-		first_record(ctx, ts, lsn);
+		txn_published(ctx, ts, lsn);
+	else
+	{
+		/* Debezium counts a standalone message as a commit before sending it */
+		state->last_commit_lsn = lsn;
+		ts->last_commit_lsn = lsn;
+	}
 	OutputPluginPrepareWrite(ctx, true);
 	recout_begin(&ro, ctx->out, state->opts.output_format, state->message_topic, lsn);
 	if (recout_wants_key(&ro))
@@ -550,8 +567,7 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 
 	if (!transactional)
 	{
-		/* Debezium treats it as its own commit; the worker may confirm past it */
-		state->last_commit_lsn = lsn;
+		/* the worker may confirm past a standalone message once Kafka has it */
 		if (state->opts.output_format == CDC_OUTPUT_BINARY)
 		{
 			OutputPluginPrepareWrite(ctx, true);

@@ -36,7 +36,9 @@
 
 /*
  * date -> days since 1970-01-01 (io.debezium.time.Date and Kafka's Date).
- * The infinities map to what Debezium emits for them.
+ * The infinities map to what Debezium emits for them: its sentinel dates
+ * -5877611-06-21 for +infinity (-2147472692) and -5877611-06-22 for
+ * -infinity (-2147472691).
  */
 extern int32_t temporal_date_days(int32_t pg_date);
 
@@ -49,20 +51,24 @@ extern int32_t temporal_time_millis(int64_t pg_time);
 extern int64_t temporal_time_micros(int64_t pg_time);
 
 /*
- * timestamp without time zone -> milliseconds or microseconds since the
- * epoch, the wall-clock value read as UTC (io.debezium.time.Timestamp /
- * MicroTimestamp, Kafka's Timestamp).  Infinities map to what Debezium emits
- * (pgjdbc's sentinels).
+ * timestamp without time zone -> milliseconds (floored) or microseconds
+ * since the epoch, the wall-clock value read as UTC (io.debezium.time.
+ * Timestamp / MicroTimestamp, Kafka's Timestamp).  Infinities map to what
+ * Debezium emits, pgjdbc's millisecond sentinels read as microseconds:
+ * +infinity 9223372036825200000 us / 9223372036825200 ms, -infinity
+ * -9223372036832400000 us / -9223372036832400 ms.  Microseconds past
+ * Long.MAX_VALUE (after 294247-01-10) wrap around as in Debezium.
  */
 extern int64_t temporal_timestamp_millis(int64_t pg_ts);
 extern int64_t temporal_timestamp_micros(int64_t pg_ts);
 
 /*
  * timestamp with time zone -> io.debezium.time.ZonedTimestamp text: UTC,
- * ISO-8601 with 'Z'; with precision 1..6 exactly that many fraction digits,
- * with precision 0 the fraction only when non-zero and then in Java's
- * ISO_OFFSET_DATE_TIME style; years above 9999 get a '+', years before 1 are
- * astronomical ("-4713-12-31T..."); the infinities are written as
+ * ISO-8601 with 'Z'; with precision 1..9 exactly that many fraction digits
+ * (truncated), with precision 0 (or any other value) the fraction only when
+ * non-zero and then without trailing zeros, as Java's ISO_OFFSET_DATE_TIME;
+ * years above 9999 get a '+', years before 1 are astronomical with at least
+ * 4 digits ("-4713-12-31T...", "-0044-..."); the infinities are written as
  * "infinity" and "-infinity".  precision -1 (no typmod) means 6.
  * Returns the length written (NUL written too).
  */
@@ -71,15 +77,21 @@ extern size_t temporal_zoned_timestamp(int64_t pg_tstz, int precision, char *out
 /*
  * time with time zone (microseconds past local midnight and PostgreSQL's zone
  * offset in seconds WEST of UTC) -> io.debezium.time.ZonedTime text: shifted
- * to UTC, "HH:mm:ss" plus the fraction with trailing zeros removed, then 'Z'
- * (Java's ISO_OFFSET_TIME).  Returns the length written (NUL written too).
+ * to UTC modulo one day, "HH:mm:ss" plus the fraction with trailing zeros
+ * removed, then 'Z' (Java's ISO_OFFSET_TIME).  24:00:00+00 gives "00:00:00Z"
+ * as in Debezium (java.time reads 24:00 as the next midnight).  Returns the
+ * length written (NUL written too).
  */
 extern size_t temporal_zoned_time(int64_t pg_time, int32_t zone_west_secs, char *out);
 
 /*
  * interval -> io.debezium.time.MicroDuration (microseconds, months counted
- * as 30.4375 days, computed exactly as Debezium computes it) and
- * io.debezium.time.Interval text ("P1Y2M3DT4H5M6.78S").
+ * as 30.4375 days, computed exactly as Debezium computes it, in doubles, so
+ * not always the exact sum; saturating at the int64 limits) and
+ * io.debezium.time.Interval text ("P1Y2M3DT4H5M6.78S"; the seconds come from
+ * a double and can read "1.500948999").  Both start from the fields pgjdbc's
+ * PGInterval reads from interval_out's text in the default IntervalStyle
+ * "postgres".
  */
 extern int64_t temporal_interval_micros(int32_t months, int32_t days, int64_t usecs);
 extern size_t temporal_interval_iso(int32_t months, int32_t days, int64_t usecs, char *out);

@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_enum.h"
+#include "miscadmin.h"
 #include "catalog/pg_type.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -37,6 +38,9 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
+#include "pgtime.h"
+#include "parser/parse_coerce.h"
+#include "utils/datetime.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -244,6 +248,29 @@ static void append_schema(StringInfo buf, const CdcColumn *col,
 						  const CdcOptions *opts);
 
 /*
+ * Does the type's text form depend on DateStyle or TimeZone?  True for
+ * ranges and multiranges of date/time types, and for any type we have no
+ * mapping for whose category is date/time.
+ */
+static bool
+output_reads_settings(Oid typid)
+{
+	Oid			sub = get_range_subtype(typid);
+
+	if (!OidIsValid(sub))
+	{
+		Oid			range = get_multirange_range(typid);
+
+		if (OidIsValid(range))
+			sub = get_range_subtype(range);
+	}
+	if (OidIsValid(sub))
+		typid = sub;
+	return TypeCategory(typid) == TYPCATEGORY_DATETIME ||
+		TypeCategory(typid) == TYPCATEGORY_TIMESPAN;
+}
+
+/*
  * Decide the kind of an array column and set up its element, which is
  * always optional in the schema (Debezium's items are nullable).
  */
@@ -256,8 +283,9 @@ array_kind(CdcColumn *col, const CdcOptions *opts)
 		return false;
 	col->kind = CDC_VK_ARRAY;
 	col->element = palloc0(sizeof(CdcColumn));
+	/* Debezium's enum arrays alone have required items */
 	typemap_column_init(col->element, col->name, 0, elemtype, col->typmod,
-						false, opts);
+						get_typtype(elemtype) == TYPTYPE_ENUM, opts);
 	return true;
 }
 
@@ -290,6 +318,8 @@ typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 		col->kind = is_extension_type(col->basetypid, "hstore") ?
 			CDC_VK_HSTORE : CDC_VK_OUTPUT_TEXT;
 
+	col->canonical_output = col->kind == CDC_VK_OUTPUT_TEXT &&
+		output_reads_settings(col->basetypid);
 	getTypeOutputInfo(col->basetypid, &outfunc, &isvarlena);
 	fmgr_info_cxt(outfunc, &col->outfunc, CurrentMemoryContext);
 
@@ -440,7 +470,7 @@ schema_array(StringInfo buf, const CdcColumn *col, const CdcOptions *opts)
 {
 	appendStringInfoString(buf, "{\"type\":\"array\",\"items\":");
 	appendStringInfoString(buf, col->element->schema_json);
-	appendStringInfo(buf, "},\"optional\":%s", col->optional ? "true" : "false");
+	appendStringInfo(buf, ",\"optional\":%s", col->optional ? "true" : "false");
 }
 
 /* Everything of the field schema that comes before "default". */
@@ -643,7 +673,7 @@ special_numeric_error(const CdcColumn *col, const char *text)
 static void
 write_decimal_bytes(StringInfo buf, const CdcColumn *col, const char *text)
 {
-	size_t		cap = DECIMAL_BYTES_MAX(strlen(text) + col->scale + 1);
+	size_t		cap = DECIMAL_BYTES_MAX(strlen(text) + Max(col->scale, 0));
 	uint8	   *bytes = palloc(cap);
 	size_t		nbytes;
 	int			scale;
@@ -708,58 +738,76 @@ money_locale_digits(void)
 	return (digits < 0 || digits > 10) ? 2 : digits;
 }
 
-static int64
-pow10_int64(int n)
+/* The decimal text of cash with digits fraction digits: exact, any size. */
+static void
+cash_text(Cash cash, int digits, char *out, size_t outlen)
 {
-	int64		r = 1;
+	uint64		mag = cash < 0 ? -(uint64) cash : (uint64) cash;
+	char		raw[32];
+	int			len = snprintf(raw, sizeof(raw), UINT64_FORMAT, mag);
+	int			intlen = len - digits;
+	char	   *p = out;
 
-	while (n-- > 0)
-		r *= 10;
-	return r;
+	if (cash < 0)
+		*p++ = '-';
+	if (intlen <= 0)
+	{
+		*p++ = '0';
+		if (digits > 0)
+			*p++ = '.';
+		for (int i = intlen; i < 0; i++)
+			*p++ = '0';
+		memcpy(p, raw, len);
+		p += len;
+	}
+	else
+	{
+		memcpy(p, raw, intlen);
+		p += intlen;
+		if (digits > 0)
+		{
+			*p++ = '.';
+			memcpy(p, raw + intlen, digits);
+			p += digits;
+		}
+	}
+	*p = '\0';
+	Assert(p < out + outlen);
 }
 
 /*
- * Debezium reads money as a double and then, in precise mode, rescales it
- * to money.fraction.digits rounding half up; in integer arithmetic here.
+ * Debezium parses money's text into a BigDecimal of the locale's fraction
+ * digits: string mode writes it as is, double mode as a double, and precise
+ * mode rescales it to money.fraction.digits, rounding half up.
  */
 static void
 write_money(StringInfo buf, Cash cash, const CdcOptions *opts)
 {
 	int			digits = money_locale_digits();
-	double		d = (double) cash / (double) pow10_int64(digits);
 	int			target = opts->money_fraction_digits;
-	int64		unscaled = cash;
 	char		text[64];
-	char		num[JSONOUT_NUMBER_MAX];
+	uint8		bytes[32];
+	size_t		nbytes;
 
-	if (opts->decimal_mode == CDC_DECIMAL_DOUBLE)
-	{
-		write_double(buf, d);
-		return;
-	}
+	cash_text(cash, digits, text, sizeof(text));
 	if (opts->decimal_mode == CDC_DECIMAL_STRING)
-	{
-		size_t		len = jsonout_double(d, num);
-
-		encoder_append_json_string(buf, num, len);
-		return;
-	}
-	if (target >= digits)
-		unscaled = cash * pow10_int64(target - digits);
+		encoder_append_json_string(buf, text, strlen(text));
+	else if (opts->decimal_mode == CDC_DECIMAL_DOUBLE)
+		write_double(buf, strtod(text, NULL));
 	else
 	{
-		int64		div = pow10_int64(digits - target);
-		int64		half = div / 2;
+		if (target < digits)
+		{
+			/* round half up on the magnitude, then write it at the target scale */
+			uint64		mag = cash < 0 ? -(uint64) cash : (uint64) cash;
+			uint64		div = 1;
 
-		unscaled = (cash >= 0) ? (cash + half) / div : -((-cash + half) / div);
-	}
-	snprintf(text, sizeof(text), INT64_FORMAT, unscaled);
-	{
-		uint8		bytes[16];
-		size_t		nbytes;
-		int			scale;
-
-		decimal_unscaled_bytes(text, 0, bytes, &nbytes, &scale);
+			for (int i = target; i < digits; i++)
+				div *= 10;
+			mag = (mag + div / 2) / div;
+			cash_text(cash < 0 ? -(int64) mag : (int64) mag, target, text, sizeof(text));
+		}
+		decimal_unscaled_bytes(text, target, bytes, &nbytes, NULL);
 		write_base64(buf, bytes, nbytes, false);
 	}
 }
@@ -794,10 +842,48 @@ write_text_datum(StringInfo buf, Datum value)
 		pfree(t);
 }
 
+/*
+ * The text form of a value whose output function reads DateStyle or
+ * TimeZone (ranges of dates and timestamps, types without a mapping),
+ * produced as Debezium's replication connection gets it: ISO dates, UTC.
+ * The session's settings are put back even on error.
+ */
+static char *
+canonical_output(const CdcColumn *col, Datum value)
+{
+	static pg_tz *utc = NULL;
+	int			save_style = DateStyle;
+	int			save_order = DateOrder;
+	int			save_interval = IntervalStyle;
+	pg_tz	   *save_tz = session_timezone;
+	char	   *volatile text = NULL;
+
+	if (utc == NULL)
+		utc = pg_tzset("UTC");
+	DateStyle = USE_ISO_DATES;
+	DateOrder = DATEORDER_MDY;
+	IntervalStyle = INTSTYLE_POSTGRES;
+	session_timezone = utc;
+	PG_TRY();
+	{
+		text = OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
+	}
+	PG_FINALLY();
+	{
+		DateStyle = save_style;
+		DateOrder = save_order;
+		IntervalStyle = save_interval;
+		session_timezone = save_tz;
+	}
+	PG_END_TRY();
+	return text;
+}
+
 static void
 write_output_text(StringInfo buf, const CdcColumn *col, Datum value)
 {
-	char	   *text = OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
+	char	   *text = col->canonical_output ? canonical_output(col, value) :
+		OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
 
 	encoder_append_json_string(buf, text, strlen(text));
 	pfree(text);
@@ -874,15 +960,31 @@ write_bits(StringInfo buf, const CdcColumn *col, Datum value)
 	pfree(text);
 }
 
-/* The pairs of an hstore as a JSON object, in java.util.HashMap's order. */
 static void
-append_hstore_object(StringInfo buf, const char *text)
+append_nested_string(StringInfo buf, const char *s, size_t len)
+{
+	enlargeStringInfo(buf, JSONOUT_ESCAPE_MAX(len) + 2);
+	buf->data[buf->len++] = '"';
+	buf->len += jsonout_escape_nested(s, len, buf->data + buf->len);
+	buf->data[buf->len++] = '"';
+	buf->data[buf->len] = '\0';
+}
+
+/*
+ * The pairs of an hstore as a JSON object, in java.util.HashMap's order.
+ * nested: the object becomes the text of a JSON string (json mode), which
+ * Debezium builds with a generator that leaves supplementary characters raw.
+ */
+static void
+append_hstore_object(StringInfo buf, const char *text, bool nested)
 {
 	size_t		len = strlen(text);
 	char	   *scratch = palloc(2 * len + 2);
 	int			maxpairs = len / 6 + 1;
 	HstorePair *pairs = palloc(sizeof(HstorePair) * maxpairs);
 	int			n = hstoretext_parse(text, len, scratch, pairs, maxpairs);
+	void		(*append) (StringInfo, const char *, size_t) =
+		nested ? append_nested_string : encoder_append_json_string;
 
 	if (n < 0)
 		elog(ERROR, "could not parse hstore value \"%s\"", text);
@@ -892,12 +994,12 @@ append_hstore_object(StringInfo buf, const char *text)
 	{
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
-		encoder_append_json_string(buf, pairs[i].key, pairs[i].keylen);
+		append(buf, pairs[i].key, pairs[i].keylen);
 		appendStringInfoChar(buf, ':');
 		if (pairs[i].value == NULL)
 			appendStringInfoString(buf, "null");
 		else
-			encoder_append_json_string(buf, pairs[i].value, pairs[i].valuelen);
+			append(buf, pairs[i].value, pairs[i].valuelen);
 	}
 	appendStringInfoChar(buf, '}');
 }
@@ -908,13 +1010,13 @@ write_hstore(StringInfo buf, const CdcColumn *col, Datum value, const CdcOptions
 	char	   *text = OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
 
 	if (opts->hstore_mode == CDC_HSTORE_MAP)
-		append_hstore_object(buf, text);
+		append_hstore_object(buf, text, false);
 	else
 	{
 		StringInfoData json;
 
 		initStringInfo(&json);
-		append_hstore_object(&json, text);
+		append_hstore_object(&json, text, true);
 		encoder_append_json_string(buf, json.data, json.len);
 		pfree(json.data);
 	}
@@ -960,6 +1062,12 @@ write_array(StringInfo buf, const CdcColumn *col, Datum value, const CdcOptions 
 
 	deconstruct_array(arr, elem->basetypid, elem->typlen, elem->typbyval,
 					  elem->typalign, &elems, &nulls, &n);
+	/* a null in a required-items array makes Debezium drop the whole value */
+	if (!elem->optional && array_contains_nulls(arr))
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
 	appendStringInfoChar(buf, '[');
 	for (int i = 0; i < n; i++)
 	{
@@ -1078,10 +1186,13 @@ typemap_write_placeholder(StringInfo buf, const CdcColumn *col,
 	switch (col->kind)
 	{
 		case CDC_VK_BYTEA:
+			/* Debezium's base64 converters do not take the placeholder: null */
 			if (opts->binary_mode == CDC_BINARY_HEX)
 				encoder_append_json_string(buf, ph, len);
-			else
+			else if (opts->binary_mode == CDC_BINARY_BYTES)
 				write_binary(buf, (const uint8 *) ph, len, opts);
+			else
+				appendStringInfoString(buf, "null");
 			break;
 		case CDC_VK_HSTORE:
 			appendStringInfoChar(buf, '{');
