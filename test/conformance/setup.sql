@@ -359,8 +359,35 @@ CREATE TABLE "Quoted_"" . Schema"."Quoted_"" . Table" (
     "Quoted_"" . Text_Column"    text
 );
 
+-- ------------------------------------------------------------------ row filters, column lists
+
+-- published through dbz_filtered (profile "filtered") with a row filter and a column list
+CREATE TABLE filt_rows (
+    id      integer PRIMARY KEY,
+    region  text,
+    amount  integer
+);
+-- a filter on a non-key column needs it in the replica identity for UPDATE/DELETE
+ALTER TABLE filt_rows REPLICA IDENTITY FULL;
+CREATE TABLE filt_cols (
+    id      integer PRIMARY KEY,
+    keep    text,
+    secret  text
+);
+
+-- ------------------------------------------------------------------ DDL while streaming
+
+CREATE TABLE ddl_live (
+    id      integer PRIMARY KEY,
+    a       text
+);
+
 -- ------------------------------------------------------------------ publications
 
 CREATE PUBLICATION dbz_publication FOR ALL TABLES;
 CREATE PUBLICATION dbz_publication_finite
     FOR TABLES IN SCHEMA public, inventory, "Quoted_"" . Schema";
+
+-- profile "filtered": a row filter, a column list, and a table changed by DDL mid-stream
+CREATE PUBLICATION dbz_filtered FOR TABLE filt_rows WHERE (region = 'eu'),
+    filt_cols (id, keep), ddl_live;

@@ -323,3 +323,30 @@ INSERT INTO truncate_b (id, val) VALUES (1, 'b');
 TRUNCATE truncate_a;
 TRUNCATE truncate_a, truncate_b;
 INSERT INTO truncate_a (id, val) VALUES (2, 'after truncate');
+
+-- ------------------------------------------------------------------ row filters, column lists
+-- (only profile "filtered" applies the filter and the list; the others see every change)
+INSERT INTO filt_rows VALUES (1, 'eu', 10), (2, 'us', 20);
+UPDATE filt_rows SET region = 'us' WHERE id = 1;   -- leaves the filter: a delete
+UPDATE filt_rows SET region = 'eu' WHERE id = 2;   -- enters the filter: a create
+UPDATE filt_rows SET amount = 30 WHERE id = 2;     -- inside the filter: an update
+DELETE FROM filt_rows WHERE id = 2;
+INSERT INTO filt_cols VALUES (1, 'shown', 'hidden');
+UPDATE filt_cols SET keep = 'changed', secret = 'changed too';
+DELETE FROM filt_cols;
+
+-- ------------------------------------------------------------------ DDL while streaming
+INSERT INTO ddl_live VALUES (1, 'before');
+ALTER TABLE ddl_live ADD COLUMN b integer;
+INSERT INTO ddl_live VALUES (2, 'after add', 2);
+UPDATE ddl_live SET b = 1 WHERE id = 1;
+ALTER TABLE ddl_live DROP COLUMN a;
+INSERT INTO ddl_live VALUES (3, 3);
+ALTER TABLE ddl_live ADD COLUMN c text;
+BEGIN;
+INSERT INTO ddl_live VALUES (4, 4, 'in one transaction with the DDL');
+ALTER TABLE ddl_live ADD COLUMN d boolean;
+INSERT INTO ddl_live VALUES (5, 5, 'after', true);
+COMMIT;
+DELETE FROM ddl_live WHERE id = 3;
+
