@@ -3,7 +3,8 @@
 #   make                  build the shared library (add WERROR=1 to fail on warnings)
 #   make install          install it into the PostgreSQL given by PG_CONFIG
 #   make unitcheck        cmocka tests of the pure C parts (no server needed)
-#   make installcheck     pg_regress suites on a temporary server (test/regress.conf)
+#   make regresscheck     pg_regress suites on a temporary server (test/regress.conf)
+#   make installcheck     pg_regress suites, then the TAP suites
 #   make prove_installcheck   TAP suites (test/t) against a real Kafka broker
 #
 # Regression inputs live in test/sql and their expected outputs in expected/:
@@ -31,7 +32,7 @@ SHLIB_LINK = -lrdkafka
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=. --temp-config=test/regress.conf \
 	--temp-instance=./tmp_check
-TAP_TESTS = 1
+TAP_TESTS = $(if $(wildcard test/t/*.pl),1)
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
 EXTRA_CLEAN = results regression.diffs regression.out tmp_check \
@@ -42,6 +43,11 @@ include $(PGXS)
 
 # Every object depends on every header: the structs are shared.
 $(OBJS): $(wildcard src/*.h)
+
+# The pg_regress suites alone (installcheck also runs the TAP suites).
+.PHONY: regresscheck
+regresscheck:
+	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
 
 # ---- cmocka unit tests --------------------------------------------------
 

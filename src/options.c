@@ -17,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -104,6 +105,27 @@ new_run_id(char *out)
 }
 
 /*
+ * The current database's name.  The startup callback runs outside any
+ * transaction when a walsender (pg_recvlogical) or the worker decodes, so
+ * it opens a short one to read the catalog; the name is copied into the
+ * caller's memory context.
+ */
+static char *
+current_database_name(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *name;
+
+	if (IsTransactionState())
+		return get_database_name(MyDatabaseId);
+	StartTransactionCommand();
+	name = MemoryContextStrdup(cxt, get_database_name(MyDatabaseId));
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return name;
+}
+
+/*
  * Set every option to Debezium's default; the topic prefix defaults to the
  * current database's name.
  */
@@ -112,7 +134,7 @@ cdcopt_set_defaults(CdcOptions *opts)
 {
 	memset(opts, 0, sizeof(CdcOptions));
 	opts->publication_names = NIL;
-	opts->dbname = get_database_name(MyDatabaseId);
+	opts->dbname = current_database_name();
 	opts->topic_prefix = pstrdup(opts->dbname);
 	opts->schemas = true;
 	opts->decimal_mode = CDC_DECIMAL_PRECISE;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+#
+# install-deps.sh - install what building and testing cdc_kafka needs on
+# Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
+# wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
+# Debezium, both taken from Maven Central), Perl's IPC::Run (TAP tests).
+#
+# Idempotent: packages already present are left alone.  Runs apt-get as
+# root, through sudo when started by another user.
+#
+set -euo pipefail
+
+PACKAGES=(
+	build-essential pkg-config
+	postgresql-15 postgresql-server-dev-15 postgresql-contrib
+	postgresql-15-wal2json
+	librdkafka-dev libcmocka-dev kcat
+	openjdk-17-jdk-headless maven
+	libipc-run-perl
+	procps rsync
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$pkg")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# Debian's postgresql-common creates and starts a cluster on 5432; the tests
+# make their own throwaway clusters and need nothing running.
+if command -v pg_lsclusters >/dev/null 2>&1; then
+	$SUDO pg_ctlcluster 15 main stop 2>/dev/null || true
+fi
+echo "install-deps: done"

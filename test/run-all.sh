@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+#
+# run-all.sh - the test command: install what is needed, build cdc_kafka with
+# warnings as errors, install it, and run every suite:
+#
+#   unit         cmocka tests of the pure C parts          (make unitcheck)
+#   regress      pg_regress suites of the output plugin    (make regresscheck)
+#   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
+#   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
+#
+# Usage: test/run-all.sh [suite ...]     (default: all suites, in that order)
+#
+# PostgreSQL refuses to run as root.  Started as root (as CI does), the
+# script builds and installs as root, then runs the suites as the "postgres"
+# OS user in a copy of the tree under $CDC_TEST_DIR (default
+# /var/tmp/cdc_kafka-test), where their logs and diffs stay afterwards.
+# Started as another user, it uses sudo for apt-get and make install and
+# runs the suites in place.
+#
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+SUITES=("$@")
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit regress conformance tap)
+PG_BIN=/usr/lib/postgresql/15/bin
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+build_and_install() {
+	bash "$SRC/scripts/install-deps.sh"
+	make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1
+	as_root make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" install
+}
+
+# Where the suites run, and as whom.
+prepare_workdir() {
+	if [ "$(id -u)" -ne 0 ]; then
+		WORK="$SRC"
+		RUN=()
+		return
+	fi
+	WORK=${CDC_TEST_DIR:-/var/tmp/cdc_kafka-test}
+	mkdir -p "$WORK"
+	rsync -a --delete --exclude .git --exclude '*.o' --exclude '*.so' \
+		--exclude results --exclude tmp_check --exclude log \
+		--exclude 'test/conformance/target' --exclude 'test/conformance/work' \
+		--exclude 'test/kafka/work' "$SRC/" "$WORK/"
+	chown -R postgres:postgres "$WORK"
+	RUN=(runuser -u postgres --)
+}
+
+run_suite() {
+	local suite=$1
+	case "$suite" in
+		unit) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 unitcheck ;;
+		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
+		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
+		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
+		*) echo "run-all: unknown suite \"$suite\" (unit, regress, conformance, tap)" >&2; return 2 ;;
+	esac
+}
+
+main() {
+	local passed=0 failed=0 failures=()
+
+	build_and_install
+	prepare_workdir
+	for suite in "${SUITES[@]}"; do
+		echo "=== suite $suite ==="
+		if run_suite "$suite"; then
+			passed=$((passed + 1))
+			echo "=== suite $suite: passed ==="
+		else
+			failed=$((failed + 1))
+			failures+=("$suite")
+			echo "=== suite $suite: FAILED (details above; files in $WORK) ==="
+		fi
+	done
+	echo
+	[ $failed -eq 0 ] || echo "failed suites: ${failures[*]}"
+	echo "$passed passed, $failed failed"
+	[ $failed -eq 0 ]
+}
+
+main
