@@ -21,7 +21,10 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit regress conformance tap)
+if [ ${#SUITES[@]} -eq 0 ]; then
+	SUITES=(unit regress conformance)
+	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
+fi
 PG_BIN=/usr/lib/postgresql/15/bin
 
 as_root() {
