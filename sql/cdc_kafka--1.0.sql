@@ -8,3 +8,133 @@ CREATE FUNCTION cdc_kafka.debezium_version()
 RETURNS text
 AS 'MODULE_PATHNAME', 'cdc_kafka_debezium_version'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Whether this database's worker streams (cdc_kafka.start() / stop()).
+CREATE TABLE cdc_kafka.worker_state (
+	enabled boolean NOT NULL DEFAULT true,
+	one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row)
+);
+INSERT INTO cdc_kafka.worker_state DEFAULT VALUES;
+SELECT pg_catalog.pg_extension_config_dump('cdc_kafka.worker_state', '');
+
+-- ---- streaming ---------------------------------------------------------------
+
+CREATE FUNCTION cdc_kafka.start()
+RETURNS text
+AS 'MODULE_PATHNAME', 'cdc_kafka_start'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.start() IS
+	'Start streaming this database to Kafka (and keep streaming across restarts).';
+
+CREATE FUNCTION cdc_kafka.stop()
+RETURNS text
+AS 'MODULE_PATHNAME', 'cdc_kafka_stop'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.stop() IS
+	'Stop streaming this database, after what is in flight was acknowledged; the slot keeps its position.';
+
+CREATE FUNCTION cdc_kafka.restart()
+RETURNS text
+AS 'MODULE_PATHNAME', 'cdc_kafka_restart'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.restart() IS
+	'End the streaming session of this database and start a new one from the slot''s position.';
+
+-- ---- captured tables (the publication) --------------------------------------------
+
+CREATE FUNCTION cdc_kafka.add_tables(VARIADIC tables regclass[])
+RETURNS SETOF regclass
+AS 'MODULE_PATHNAME', 'cdc_kafka_add_tables'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.add_tables(regclass[]) IS
+	'Capture these tables too (adds them to the publication); returns the captured tables.';
+
+CREATE FUNCTION cdc_kafka.remove_tables(VARIADIC tables regclass[])
+RETURNS SETOF regclass
+AS 'MODULE_PATHNAME', 'cdc_kafka_remove_tables'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.remove_tables(regclass[]) IS
+	'Stop capturing these tables (drops them from the publication); returns the captured tables.';
+
+CREATE FUNCTION cdc_kafka.tables()
+RETURNS SETOF regclass
+AS 'MODULE_PATHNAME', 'cdc_kafka_tables'
+LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION cdc_kafka.tables() IS 'The tables whose changes are streamed.';
+
+-- ---- the slot -----------------------------------------------------------------------
+
+CREATE FUNCTION cdc_kafka.create_slot()
+RETURNS name
+AS 'MODULE_PATHNAME', 'cdc_kafka_create_slot'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.create_slot() IS
+	'Create this database''s replication slot (cdc_kafka.slot_name) if it does not exist.';
+
+CREATE FUNCTION cdc_kafka.drop_slot()
+RETURNS name
+AS 'MODULE_PATHNAME', 'cdc_kafka_drop_slot'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.drop_slot() IS
+	'Drop this database''s replication slot; streaming must be stopped first.';
+
+CREATE FUNCTION cdc_kafka.reset_offsets(lsn pg_lsn)
+RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'cdc_kafka_reset_offsets'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.reset_offsets(pg_lsn) IS
+	'Move the slot forward to this LSN: changes before it are not streamed.';
+
+CREATE FUNCTION cdc_kafka.skip_record(lsn pg_lsn)
+RETURNS text
+AS 'MODULE_PATHNAME', 'cdc_kafka_skip_record'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.skip_record(pg_lsn) IS
+	'Leave out the record Kafka refused at this LSN (see cdc_kafka.status) and resume streaming.';
+
+-- ---- views ------------------------------------------------------------------------------
+
+CREATE FUNCTION cdc_kafka.worker_status(
+	OUT database name, OUT pid integer, OUT state text, OUT detail text,
+	OUT slot_name name, OUT publication name, OUT topic_prefix text,
+	OUT confirmed_lsn pg_lsn, OUT read_lsn pg_lsn, OUT lag_seconds double precision,
+	OUT records_sent bigint, OUT bytes_sent bigint,
+	OUT inflight_records bigint, OUT inflight_bytes bigint,
+	OUT retries bigint, OUT last_ack_time timestamptz,
+	OUT last_error text, OUT last_error_time timestamptz, OUT broker text,
+	OUT blocked_table text, OUT blocked_key text, OUT blocked_lsn pg_lsn)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'cdc_kafka_worker_status'
+LANGUAGE C VOLATILE STRICT;
+
+CREATE VIEW cdc_kafka.status AS
+	SELECT database, pid, state, detail, slot_name, publication, topic_prefix,
+		confirmed_lsn, read_lsn,
+		CASE WHEN confirmed_lsn IS NOT NULL AND NOT pg_is_in_recovery()
+			THEN pg_wal_lsn_diff(pg_current_wal_flush_lsn(), confirmed_lsn)::bigint
+		END AS lag_bytes,
+		lag_seconds, records_sent, bytes_sent, inflight_records, inflight_bytes,
+		retries, last_ack_time, last_error, last_error_time, broker,
+		blocked_table, blocked_key, blocked_lsn
+	FROM cdc_kafka.worker_status();
+COMMENT ON VIEW cdc_kafka.status IS 'One row per streaming worker (per database of cdc_kafka.databases).';
+
+CREATE FUNCTION cdc_kafka.table_counters(
+	OUT table_name regclass, OUT records bigint, OUT bytes bigint, OUT last_record_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'cdc_kafka_table_counters'
+LANGUAGE C VOLATILE STRICT;
+
+CREATE VIEW cdc_kafka.table_stats AS
+	SELECT table_name, records, bytes, last_record_at FROM cdc_kafka.table_counters();
+COMMENT ON VIEW cdc_kafka.table_stats IS
+	'Records and bytes Kafka acknowledged per table of this database since the server started.';
+
+-- ---- privileges ------------------------------------------------------------------------
+-- Superusers only by default; grant to a role of your choice (see README: cdc_kafka_admin).
+
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cdc_kafka FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cdc_kafka.debezium_version() TO PUBLIC;
+REVOKE ALL ON cdc_kafka.worker_state, cdc_kafka.status, cdc_kafka.table_stats FROM PUBLIC;
+GRANT SELECT ON cdc_kafka.status, cdc_kafka.table_stats TO pg_monitor;
+GRANT EXECUTE ON FUNCTION cdc_kafka.worker_status(), cdc_kafka.table_counters() TO pg_monitor;

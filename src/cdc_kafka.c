@@ -4,8 +4,10 @@
  *		Module entry point of the cdc_kafka extension.
  *
  * The shared library holds the logical decoding output plugin (plugin.c,
- * loaded by name when a slot uses plugin 'cdc_kafka') and the extension's
- * SQL-callable functions.
+ * loaded by name when a slot uses plugin 'cdc_kafka'), the streaming
+ * launcher and workers (launcher.c, worker.c, stream.c, producer.c) with
+ * their settings (guc.c) and shared state (shmem.c), and the SQL interface
+ * (api.c).
  *
  * src/cdc_kafka.c
  *
@@ -14,9 +16,11 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "cdc_kafka.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -24,9 +28,19 @@ PG_FUNCTION_INFO_V1(cdc_kafka_debezium_version);
 
 void		_PG_init(void);
 
+/*
+ * Settings are defined in every process that loads the library, so that
+ * they can be shown and checked anywhere; shared memory and the launcher
+ * exist only when the library is preloaded.
+ */
 void
 _PG_init(void)
 {
+	cdcguc_define();
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	cdcshm_request();
+	launcher_register();
 }
 
 /* The Debezium release whose record format this build reproduces. */

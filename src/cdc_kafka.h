@@ -108,6 +108,7 @@ typedef struct CdcOptions
 
 extern void cdcopt_set_defaults(CdcOptions *opts);
 extern void cdcopt_parse(CdcOptions *opts, List *options);
+extern int	cdcopt_parse_skipped(const char *value);
 
 /* ---- type mapping (typemap.c) ------------------------------------------ */
 
@@ -232,7 +233,7 @@ typedef struct CdcRecordOut
 } CdcRecordOut;
 
 extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
-						 const char *topic, uint64 lsn);
+						 const char *topic, uint64 lsn, Oid relid);
 extern bool recout_wants_key(const CdcRecordOut *ro);
 extern void recout_key_begin(CdcRecordOut *ro);
 extern void recout_key_end(CdcRecordOut *ro);
@@ -243,7 +244,7 @@ extern void recout_value_null(CdcRecordOut *ro);
 extern void recout_header_begin(CdcRecordOut *ro, const char *name);
 extern void recout_header_end(CdcRecordOut *ro);
 extern void recout_end(CdcRecordOut *ro);
-extern void recout_commit_marker(StringInfo buf, uint64 end_lsn);
+extern void recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time);
 
 /* Binary frame kinds (CDC_OUTPUT_BINARY). */
 #define CDC_FRAME_RECORD	'R'
@@ -304,6 +305,8 @@ extern void encoder_write_message_value(StringInfo buf, const char *prefix,
 										const char *content, Size sz,
 										CdcTxnState *txn, uint64 lsn,
 										const CdcOptions *opts);
+extern void encoder_write_heartbeat_key(StringInfo buf, const CdcOptions *opts);
+extern void encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts);
 extern void encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts);
 extern void encoder_write_txn_key(StringInfo buf, const char *id,
 								  const CdcOptions *opts);

@@ -556,3 +556,37 @@ encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
 }
+
+/* ---- heartbeats ------------------------------------------------------------------ */
+
+/* Key of a heartbeat record: io.debezium.connector.common.ServerNameKey. */
+void
+encoder_write_heartbeat_key(StringInfo buf, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+							   "{\"type\":\"string\",\"optional\":false,\"field\":\"serverName\"}],"
+							   "\"optional\":false,\"name\":\"io.debezium.connector.common.ServerNameKey\","
+							   "\"version\":1},\"payload\":");
+	appendStringInfoString(buf, "{\"serverName\":");
+	encoder_append_json_string(buf, opts->topic_prefix, strlen(opts->topic_prefix));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* Value of a heartbeat record: io.debezium.connector.common.Heartbeat. */
+void
+encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+							   "{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}],"
+							   "\"optional\":false,\"name\":\"io.debezium.connector.common.Heartbeat\","
+							   "\"version\":1},\"payload\":");
+	appendStringInfoString(buf, "{\"ts_ms\":");
+	append_int64(buf, floor_millis(encoder_now(opts)));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}

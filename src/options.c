@@ -211,19 +211,22 @@ parse_boolean(DefElem *elem)
 	return result;
 }
 
-/* skipped_operations: "none" or a comma list of c, u, d, t. */
-static int
-parse_skipped_ops(DefElem *elem)
+/*
+ * skipped_operations: "none" or a comma list of c, u, d, t.  Returns the
+ * CDC_SKIP_* bits, or -1 if the text is not such a list.
+ */
+int
+cdcopt_parse_skipped(const char *value)
 {
-	char	   *value = pstrdup(option_value(elem));
+	char	   *copy = pstrdup(value);
 	List	   *items = NIL;
 	ListCell   *lc;
 	int			result = 0;
-	bool		ok;
 
 	if (pg_strcasecmp(value, "none") == 0)
 		return 0;
-	ok = SplitIdentifierString(value, ',', &items) && items != NIL;
+	if (!SplitIdentifierString(copy, ',', &items) || items == NIL)
+		return -1;
 	foreach(lc, items)
 	{
 		const char *op = lfirst(lc);
@@ -237,9 +240,17 @@ parse_skipped_ops(DefElem *elem)
 		else if (strcmp(op, "t") == 0)
 			result |= CDC_SKIP_TRUNCATE;
 		else
-			ok = false;
+			return -1;
 	}
-	if (!ok)
+	return result;
+}
+
+static int
+parse_skipped_ops(DefElem *elem)
+{
+	int			result = cdcopt_parse_skipped(option_value(elem));
+
+	if (result < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value \"%s\" for option \"%s\"",

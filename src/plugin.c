@@ -160,7 +160,8 @@ write_txn_record(LogicalDecodingContext *ctx, CdcTxnState *ts, bool is_begin,
 	initStringInfo(&id);
 	encoder_txn_id(&id, ts->xid, lsn, &state->opts);
 	OutputPluginPrepareWrite(ctx, true);
-	recout_begin(&ro, ctx->out, state->opts.output_format, state->txn_topic, lsn);
+	recout_begin(&ro, ctx->out, state->opts.output_format, state->txn_topic, lsn,
+				 InvalidOid);
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);
@@ -210,7 +211,7 @@ plugin_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr com
 		if (state->opts.output_format == CDC_OUTPUT_BINARY)
 		{
 			OutputPluginPrepareWrite(ctx, true);
-			recout_commit_marker(ctx->out, txn->end_lsn);
+			recout_commit_marker(ctx->out, txn->end_lsn, txn->xact_time.commit_time);
 			OutputPluginWrite(ctx, true);
 		}
 		state->last_commit_lsn = txn->end_lsn;
@@ -323,7 +324,8 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, const ChangeRe
 	CdcRecordOut ro;
 
 	OutputPluginPrepareWrite(ctx, true);
-	recout_begin(&ro, ctx->out, opts->output_format, rec->ri->topic, rec->lsn);
+	recout_begin(&ro, ctx->out, opts->output_format, rec->ri->topic, rec->lsn,
+				 rec->ri->relid);
 	if (recout_wants_key(&ro))
 		write_record_key(ctx, &ro, rec, opts);
 	if (rec->tombstone)
@@ -552,7 +554,8 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 		ts->last_commit_lsn = lsn;
 	}
 	OutputPluginPrepareWrite(ctx, true);
-	recout_begin(&ro, ctx->out, state->opts.output_format, state->message_topic, lsn);
+	recout_begin(&ro, ctx->out, state->opts.output_format, state->message_topic, lsn,
+				 InvalidOid);
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);
@@ -571,7 +574,7 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 		if (state->opts.output_format == CDC_OUTPUT_BINARY)
 		{
 			OutputPluginPrepareWrite(ctx, true);
-			recout_commit_marker(ctx->out, lsn + 1);
+			recout_commit_marker(ctx->out, lsn + 1, state->last_commit_time);
 			OutputPluginWrite(ctx, true);
 		}
 	}

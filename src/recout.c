@@ -13,11 +13,13 @@
  *			for inspection and tests.
  *	binary	the row is a frame for the streaming worker, which hands topic,
  *			key, value and headers to librdkafka without parsing JSON:
- *				'R' lsn:u64 topiclen:u16 topic keylen:i32 key
+ *				'R' lsn:u64 relid:u32 topiclen:u16 topic keylen:i32 key
  *				    valuelen:i32 value nheaders:u8
  *				    { namelen:u8 name len:i32 bytes }...
- *			(integers big-endian; a length of -1 is a null key or value),
- *			and 'C' end_lsn:u64 after the last record of a transaction.
+ *			(integers big-endian; a length of -1 is a null key or value;
+ *			relid is the table's OID, 0 for messages and metadata),
+ *			and 'C' end_lsn:u64 commit_time:i64 after the last record of a
+ *			transaction (commit_time as PostgreSQL's TimestampTz).
  *
  * src/recout.c
  *
@@ -71,7 +73,7 @@ patch_length(StringInfo buf, int pos)
 
 void
 recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
-			 const char *topic, uint64 lsn)
+			 const char *topic, uint64 lsn, Oid relid)
 {
 	ro->buf = buf;
 	ro->format = format;
@@ -91,6 +93,7 @@ recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 
 		put_u8(buf, CDC_FRAME_RECORD);
 		put_u64(buf, lsn);
+		put_u32(buf, relid);
 		put_u16(buf, (uint16) topiclen);
 		appendBinaryStringInfo(buf, topic, topiclen);
 	}
@@ -211,8 +214,9 @@ recout_end(CdcRecordOut *ro)
 
 /* Binary format only: the end of a transaction's records. */
 void
-recout_commit_marker(StringInfo buf, uint64 end_lsn)
+recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time)
 {
 	put_u8(buf, CDC_FRAME_COMMIT);
 	put_u64(buf, end_lsn);
+	put_u64(buf, (uint64) commit_time);
 }

@@ -6,7 +6,7 @@ CREATE TABLE bf (id int PRIMARY KEY, v text);
 CREATE FUNCTION frame_u32(f bytea, p int) RETURNS bigint LANGUAGE sql AS
 	$$ SELECT (get_byte(f, p)::bigint << 24) | (get_byte(f, p + 1) << 16)
 			| (get_byte(f, p + 2) << 8) | get_byte(f, p + 3) $$;
-CREATE FUNCTION parse_frame(f bytea, OUT kind text, OUT has_lsn bool, OUT topic text,
+CREATE FUNCTION parse_frame(f bytea, OUT kind text, OUT has_lsn bool, OUT has_relid bool, OUT topic text,
 	OUT key text, OUT value text, OUT headers text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -18,7 +18,8 @@ BEGIN
 	IF kind = 'C' THEN
 		RETURN;
 	END IF;
-	p := 9;
+	has_relid := frame_u32(f, 9) > 0;
+	p := 13;
 	n := get_byte(f, p) * 256 + get_byte(f, p + 1);
 	topic := convert_from(substr(f, p + 3, n::int), 'UTF8');
 	p := p + 2 + n;

@@ -1,0 +1,314 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.c
+ *		The cdc_kafka.* settings of the streaming worker.
+ *
+ * Every setting can be changed with a reload (SIGHUP); a worker whose
+ * effective configuration changed restarts its streaming session with the
+ * new values (worker.c compares a fingerprint of them).  Settings are
+ * checked when they are loaded: a bad value is rejected with the setting's
+ * name and what is allowed, and the running worker keeps the old one.  The
+ * librdkafka properties are checked by librdkafka itself.  Secrets
+ * (sasl.password, ssl key passwords) are read from cdc_kafka.kafka_secrets_file
+ * by the worker and never appear in a setting, a view or the log.
+ *
+ * src/guc.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/varlena.h"
+
+#include "cdc_kafka.h"
+#include "worker.h"
+
+char	   *cdc_databases = NULL;
+char	   *cdc_bootstrap_servers = NULL;
+char	   *cdc_topic_prefix = NULL;
+char	   *cdc_slot_name = NULL;
+char	   *cdc_publication_name = NULL;
+int			cdc_publication_autocreate = CDC_PUBLICATION_ALL_TABLES;
+char	   *cdc_table_include_list = NULL;
+bool		cdc_schemas = true;
+int			cdc_decimal_mode = CDC_DECIMAL_PRECISE;
+int			cdc_binary_mode = CDC_BINARY_BYTES;
+int			cdc_time_mode = CDC_TIME_ADAPTIVE;
+int			cdc_interval_mode = CDC_INTERVAL_NUMERIC;
+int			cdc_hstore_mode = CDC_HSTORE_JSON;
+bool		cdc_tombstones_on_delete = true;
+char	   *cdc_skipped_operations = NULL;
+bool		cdc_transaction_metadata = false;
+char	   *cdc_unavailable_placeholder = NULL;
+int			cdc_money_fraction_digits = 2;
+bool		cdc_extended_headers = true;
+char	   *cdc_kafka_properties = NULL;
+char	   *cdc_kafka_secrets_file = NULL;
+int			cdc_max_inflight_kb = 65536;
+int			cdc_heartbeat_interval_ms = 0;
+int			cdc_slot_save_interval_ms = 10000;
+int			cdc_poll_interval_ms = 10;
+int			cdc_restart_delay_s = 5;
+
+static const struct config_enum_entry publication_modes[] = {
+	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
+	{"filtered", CDC_PUBLICATION_FILTERED, false},
+	{"disabled", CDC_PUBLICATION_DISABLED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry decimal_modes[] = {
+	{"precise", CDC_DECIMAL_PRECISE, false},
+	{"double", CDC_DECIMAL_DOUBLE, false},
+	{"string", CDC_DECIMAL_STRING, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry binary_modes[] = {
+	{"bytes", CDC_BINARY_BYTES, false},
+	{"base64", CDC_BINARY_BASE64, false},
+	{"base64-url-safe", CDC_BINARY_BASE64_URL_SAFE, false},
+	{"hex", CDC_BINARY_HEX, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry time_modes[] = {
+	{"adaptive", CDC_TIME_ADAPTIVE, false},
+	{"adaptive_time_microseconds", CDC_TIME_ADAPTIVE_MICROSECONDS, false},
+	{"connect", CDC_TIME_CONNECT, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry interval_modes[] = {
+	{"numeric", CDC_INTERVAL_NUMERIC, false},
+	{"string", CDC_INTERVAL_STRING, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry hstore_modes[] = {
+	{"json", CDC_HSTORE_JSON, false},
+	{"map", CDC_HSTORE_MAP, false},
+	{NULL, 0, false}
+};
+
+/* ---- check hooks --------------------------------------------------------- */
+
+static bool
+check_identifier_list(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	List	   *names;
+	bool		ok = SplitIdentifierString(copy, ',', &names);
+
+	if (!ok)
+		GUC_check_errdetail("List syntax is invalid: give comma-separated names.");
+	list_free(names);
+	pfree(copy);
+	return ok;
+}
+
+static bool
+check_topic_prefix(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	if (strlen(v) > 200 ||
+		strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
+	{
+		GUC_check_errdetail("A topic prefix is empty (the database name) or 1 to 200 of the characters A-Z, a-z, 0-9, '.', '_' and '-'.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_slot_name(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	if (v[0] == '\0' || strlen(v) >= NAMEDATALEN - 16 ||
+		strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_%d") != strlen(v))
+	{
+		GUC_check_errdetail("A slot name is lower-case letters, digits and underscores; \"%%d\" stands for the database name.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_skipped_operations(char **newval, void **extra, GucSource source)
+{
+	if (cdcopt_parse_skipped(*newval) < 0)
+	{
+		GUC_check_errdetail("Use \"none\" or a comma-separated list of c, u, d and t.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_placeholder(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	if (strncmp(v, "hex:", 4) == 0 &&
+		(strlen(v + 4) % 2 != 0 || strspn(v + 4, "0123456789abcdefABCDEF") != strlen(v + 4)))
+	{
+		GUC_check_errdetail("After \"hex:\" give an even number of hexadecimal digits.");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * librdkafka properties, "name=value; name=value": each must be accepted by
+ * librdkafka, and the ones cdc_kafka relies on for its guarantees may not be
+ * overridden.  Errors name the property, never its value (it may be secret).
+ */
+static bool
+check_kafka_properties(char **newval, void **extra, GucSource source)
+{
+	char		errbuf[512];
+
+	if (!producer_check_properties(*newval, errbuf, sizeof(errbuf)))
+	{
+		GUC_check_errdetail("%s", errbuf);
+		return false;
+	}
+	return true;
+}
+
+/* ---- definitions ------------------------------------------------------------ */
+
+static void
+define_connection_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.databases",
+							   "Databases to stream from, one worker each (comma-separated).",
+							   NULL, &cdc_databases, "", PGC_SIGHUP, GUC_LIST_INPUT,
+							   check_identifier_list, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.bootstrap_servers",
+							   "Kafka bootstrap servers, host:port[,host:port...].",
+							   NULL, &cdc_bootstrap_servers, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.kafka_properties",
+							   "Further librdkafka producer properties, \"name=value; name=value\".",
+							   "For example compression.type, linger.ms, batch.size, security.protocol, "
+							   "sasl.mechanism, ssl.ca.location. Secrets go in cdc_kafka.kafka_secrets_file.",
+							   &cdc_kafka_properties, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   check_kafka_properties, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.kafka_secrets_file",
+							   "File with secret librdkafka properties (name=value lines), such as sasl.password.",
+							   "Read by the worker only; keep it readable by the server's OS user alone.",
+							   &cdc_kafka_secrets_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_prefix",
+							   "Topic prefix (Debezium's topic.prefix); empty means the database name.",
+							   NULL, &cdc_topic_prefix, "", PGC_SIGHUP, 0,
+							   check_topic_prefix, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.slot_name",
+							   "Name of the replication slot each worker decodes; %d is the database name.",
+							   NULL, &cdc_slot_name, "cdc_kafka_%d", PGC_SIGHUP, 0,
+							   check_slot_name, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.publication_name",
+							   "Publication whose tables are captured.",
+							   NULL, &cdc_publication_name, "cdc_kafka", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.publication_autocreate_mode",
+							 "How the worker creates the publication when it is missing.",
+							 "all_tables: FOR ALL TABLES; filtered: the tables of cdc_kafka.table_include_list; "
+							 "disabled: it must exist.",
+							 &cdc_publication_autocreate, CDC_PUBLICATION_ALL_TABLES,
+							 publication_modes, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.table_include_list",
+							   "Tables of a filtered publication, schema.table[, ...].",
+							   NULL, &cdc_table_include_list, "", PGC_SIGHUP, GUC_LIST_INPUT,
+							   check_identifier_list, NULL, NULL);
+}
+
+static void
+define_format_settings(void)
+{
+	DefineCustomBoolVariable("cdc_kafka.schemas",
+							 "Write JsonConverter schemas with keys and values (schemas.enable).",
+							 NULL, &cdc_schemas, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.decimal_handling_mode",
+							 "Debezium's decimal.handling.mode.", NULL,
+							 &cdc_decimal_mode, CDC_DECIMAL_PRECISE, decimal_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.binary_handling_mode",
+							 "Debezium's binary.handling.mode.", NULL,
+							 &cdc_binary_mode, CDC_BINARY_BYTES, binary_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.time_precision_mode",
+							 "Debezium's time.precision.mode.", NULL,
+							 &cdc_time_mode, CDC_TIME_ADAPTIVE, time_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.interval_handling_mode",
+							 "Debezium's interval.handling.mode.", NULL,
+							 &cdc_interval_mode, CDC_INTERVAL_NUMERIC, interval_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.hstore_handling_mode",
+							 "Debezium's hstore.handling.mode.", NULL,
+							 &cdc_hstore_mode, CDC_HSTORE_JSON, hstore_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.tombstones_on_delete",
+							 "Follow each delete event with a tombstone.",
+							 NULL, &cdc_tombstones_on_delete, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.skipped_operations",
+							   "Operations not sent: none, or a list of c, u, d, t.",
+							   NULL, &cdc_skipped_operations, "t", PGC_SIGHUP, 0,
+							   check_skipped_operations, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.provide_transaction_metadata",
+							 "Send BEGIN/END records to <prefix>.transaction and a transaction block per event.",
+							 NULL, &cdc_transaction_metadata, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unavailable_value_placeholder",
+							   "Value written for unchanged TOASTed columns (\"hex:...\" for bytes).",
+							   NULL, &cdc_unavailable_placeholder, "__debezium_unavailable_value",
+							   PGC_SIGHUP, 0, check_placeholder, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.money_fraction_digits",
+							"Scale of money values in precise decimal mode.",
+							NULL, &cdc_money_fraction_digits, 2, 0, 16, PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.extended_headers_enabled",
+							 "Add Debezium's __debezium.context.* headers to change records.",
+							 NULL, &cdc_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+static void
+define_flow_settings(void)
+{
+	DefineCustomIntVariable("cdc_kafka.max_inflight_bytes",
+							"Bytes of records handed to Kafka and not yet acknowledged before WAL reading pauses.",
+							NULL, &cdc_max_inflight_kb, 65536, 64, INT_MAX / 1024,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.heartbeat_interval",
+							"Interval of heartbeat records to __debezium-heartbeat.<prefix>; 0 disables them.",
+							NULL, &cdc_heartbeat_interval_ms, 0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.slot_save_interval",
+							"Longest time between writes of the slot's confirmed position to disk.",
+							NULL, &cdc_slot_save_interval_ms, 10000, 100, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.poll_interval",
+							"Wait between reads of new WAL when the worker has caught up.",
+							NULL, &cdc_poll_interval_ms, 10, 1, 10000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.restart_delay",
+							"Pause before a worker that stopped on an error is started again.",
+							NULL, &cdc_restart_delay_s, 5, 1, 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+void
+cdcguc_define(void)
+{
+	define_connection_settings();
+	define_format_settings();
+	define_flow_settings();
+	MarkGUCPrefixReserved("cdc_kafka");
+}

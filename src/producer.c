@@ -1,0 +1,400 @@
+/*-------------------------------------------------------------------------
+ *
+ * producer.c
+ *		The Kafka producer of a streaming worker: librdkafka configured for
+ *		the guarantees cdc_kafka gives, and its callbacks.
+ *
+ * The producer is idempotent with acks=all (no duplicates or reordering
+ * within a producer session), retries forever (message.timeout.ms=0: a
+ * broker outage stalls the stream instead of dropping records) and
+ * partitions keys with murmur2_random, which puts a key on the partition
+ * Kafka's Java producer, and so Debezium, would choose.
+ *
+ * librdkafka runs its own threads.  Nothing here runs on them: delivery
+ * reports, errors and log lines (log.queue=true) are all served by
+ * producer_poll() on the worker's own thread, where they may touch
+ * PostgreSQL state and use elog.
+ *
+ * Secret properties come from the file named by cdc_kafka.kafka_secrets_file
+ * and are never logged; error messages about properties name the property,
+ * not its value.
+ *
+ * src/producer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/memutils.h"
+
+#include "producer.h"
+#include "worker.h"
+
+struct CdcProducer
+{
+	rd_kafka_t *rk;
+	producer_delivery_cb on_delivery;
+	void	   *cb_arg;
+	bool		fatal;
+	char		fatal_reason[512];
+	int64		transient_errors;
+};
+
+/* Properties cdc_kafka sets itself; overriding them would void its guarantees. */
+static const char *const managed_properties[] = {
+	"bootstrap.servers", "metadata.broker.list", "enable.idempotence", "acks",
+	"request.required.acks", "partitioner", "message.timeout.ms",
+	"delivery.timeout.ms", "transactional.id", "log.queue", NULL
+};
+
+static bool
+is_managed(const char *name)
+{
+	for (int i = 0; managed_properties[i] != NULL; i++)
+	{
+		if (strcmp(name, managed_properties[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Names that carry secrets must come from the secrets file. */
+static bool
+is_secret(const char *name)
+{
+	return strstr(name, "password") != NULL || strstr(name, "secret") != NULL ||
+		strstr(name, "jaas") != NULL || strcmp(name, "sasl.oauthbearer.config") == 0;
+}
+
+/* ---- "name=value; name=value" ---------------------------------------------- */
+
+typedef bool (*property_fn) (const char *name, const char *value, void *arg,
+							 char *errbuf, size_t errlen);
+
+static char *
+trim(char *s)
+{
+	char	   *end;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* Call fn for each name=value of text, separated by sep; stop at a failure. */
+static bool
+for_each_property(const char *text, char sep, property_fn fn, void *arg,
+				  char *errbuf, size_t errlen)
+{
+	char	   *copy = strdup(text ? text : "");
+	char	   *item = copy;
+	bool		ok = true;
+
+	while (ok && item != NULL)
+	{
+		char	   *next = strchr(item, sep);
+		char	   *eq;
+		char	   *name;
+
+		if (next != NULL)
+			*next++ = '\0';
+		item = trim(item);
+		if (*item != '\0' && *item != '#')
+		{
+			eq = strchr(item, '=');
+			if (eq == NULL)
+			{
+				snprintf(errbuf, errlen, "Expected name=value, found \"%s\".", item);
+				ok = false;
+				break;
+			}
+			*eq = '\0';
+			name = trim(item);
+			ok = fn(name, trim(eq + 1), arg, errbuf, errlen);
+		}
+		item = next;
+	}
+	free(copy);
+	return ok;
+}
+
+static bool
+set_user_property(const char *name, const char *value, void *arg,
+				  char *errbuf, size_t errlen)
+{
+	rd_kafka_conf_t *conf = arg;
+	char		rderr[256];
+
+	if (is_managed(name))
+	{
+		snprintf(errbuf, errlen, "Property \"%s\" is set by cdc_kafka and cannot be changed.", name);
+		return false;
+	}
+	if (is_secret(name))
+	{
+		snprintf(errbuf, errlen, "Property \"%s\" is a secret: put it in cdc_kafka.kafka_secrets_file.", name);
+		return false;
+	}
+	if (rd_kafka_conf_set(conf, name, value, rderr, sizeof(rderr)) != RD_KAFKA_CONF_OK)
+	{
+		snprintf(errbuf, errlen, "librdkafka rejects property \"%s\": %s", name, rderr);
+		return false;
+	}
+	return true;
+}
+
+static bool
+set_secret_property(const char *name, const char *value, void *arg,
+					char *errbuf, size_t errlen)
+{
+	rd_kafka_conf_t *conf = arg;
+	char		rderr[256];
+
+	if (is_managed(name))
+	{
+		snprintf(errbuf, errlen, "Property \"%s\" is set by cdc_kafka and cannot be changed.", name);
+		return false;
+	}
+	/* librdkafka's message may quote the value: do not pass it on */
+	if (rd_kafka_conf_set(conf, name, value, rderr, sizeof(rderr)) != RD_KAFKA_CONF_OK)
+	{
+		snprintf(errbuf, errlen, "librdkafka rejects the value of secret property \"%s\".", name);
+		return false;
+	}
+	return true;
+}
+
+/* Check hook helper of cdc_kafka.kafka_properties (no producer is created). */
+bool
+producer_check_properties(const char *props, char *errbuf, size_t errlen)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	bool		ok = for_each_property(props, ';', set_user_property, conf, errbuf, errlen);
+
+	rd_kafka_conf_destroy(conf);
+	return ok;
+}
+
+/* ---- callbacks, all served by producer_poll on the worker's thread ------------ */
+
+static void
+delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaque)
+{
+	CdcProducer *p = opaque;
+
+	p->on_delivery(p->cb_arg, msg->_private, msg->err, msg);
+}
+
+static void
+error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	CdcProducer *p = opaque;
+
+	if (err == RD_KAFKA_RESP_ERR__FATAL)
+	{
+		char		buf[400];
+		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, buf, sizeof(buf));
+
+		p->fatal = true;
+		snprintf(p->fatal_reason, sizeof(p->fatal_reason), "%s: %s",
+				 rd_kafka_err2name(orig), buf);
+		return;
+	}
+	/* transient (broker down, connection refused): librdkafka keeps retrying */
+	p->transient_errors++;
+	ereport(LOG,
+			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err), reason)));
+}
+
+static void
+log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+	/* syslog levels: only warnings and worse are worth the server log */
+	if (level <= 4)
+		ereport(LOG, (errmsg("cdc_kafka: Kafka client %s: %s", fac, buf)));
+}
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+static void
+conf_set_or_fail(rd_kafka_conf_t *conf, const char *name, const char *value)
+{
+	char		errbuf[256];
+
+	if (rd_kafka_conf_set(conf, name, value, errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cdc_kafka could not set Kafka property \"%s\": %s", name, errbuf)));
+}
+
+static char *
+read_secrets_file(const char *path)
+{
+	FILE	   *f;
+	StringInfoData buf;
+	char		line[1024];
+
+	if (path == NULL || path[0] == '\0')
+		return NULL;
+	f = AllocateFile(path, "r");
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open cdc_kafka.kafka_secrets_file \"%s\": %m", path)));
+	initStringInfo(&buf);
+	while (fgets(line, sizeof(line), f) != NULL)
+		appendStringInfoString(&buf, line);
+	FreeFile(f);
+	return buf.data;
+}
+
+static void
+apply_properties(rd_kafka_conf_t *conf)
+{
+	char		errbuf[512];
+	char	   *secrets = read_secrets_file(cdc_kafka_secrets_file);
+
+	if (!for_each_property(cdc_kafka_properties, ';', set_user_property, conf,
+						   errbuf, sizeof(errbuf)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
+				 errdetail("%s", errbuf)));
+	if (secrets != NULL &&
+		!for_each_property(secrets, '\n', set_secret_property, conf, errbuf, sizeof(errbuf)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid contents of cdc_kafka.kafka_secrets_file \"%s\"",
+						cdc_kafka_secrets_file),
+				 errdetail("%s", errbuf)));
+	if (secrets != NULL)
+	{
+		memset(secrets, 0, strlen(secrets));
+		pfree(secrets);
+	}
+}
+
+/*
+ * Create the producer for the worker of dbname.  on_delivery is called from
+ * producer_poll for every record, with the opaque given to producer_send.
+ */
+CdcProducer *
+producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_arg)
+{
+	CdcProducer *p = MemoryContextAllocZero(TopMemoryContext, sizeof(CdcProducer));
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char		errbuf[512];
+	char		client_id[NAMEDATALEN + 16];
+
+	p->on_delivery = on_delivery;
+	p->cb_arg = cb_arg;
+	snprintf(client_id, sizeof(client_id), "cdc_kafka-%s", dbname);
+	conf_set_or_fail(conf, "client.id", client_id);
+	apply_properties(conf);
+	conf_set_or_fail(conf, "bootstrap.servers", cdc_bootstrap_servers);
+	conf_set_or_fail(conf, "enable.idempotence", "true");
+	conf_set_or_fail(conf, "acks", "all");
+	conf_set_or_fail(conf, "partitioner", "murmur2_random");
+	conf_set_or_fail(conf, "message.timeout.ms", "0");
+	conf_set_or_fail(conf, "log.queue", "true");
+	rd_kafka_conf_set_opaque(conf, p);
+	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_conf_set_log_cb(conf, log_cb);
+
+	p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errbuf, sizeof(errbuf));
+	if (p->rk == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("cdc_kafka could not create its Kafka producer: %s", errbuf)));
+	/* serve librdkafka's log lines from producer_poll, on this thread */
+	rd_kafka_set_log_queue(p->rk, NULL);
+	return p;
+}
+
+/*
+ * Hand one record to librdkafka.  Returns RD_KAFKA_RESP_ERR_NO_ERROR, or
+ * the error of a record librdkafka refuses outright (too large, ...);
+ * a full local queue is waited out here (the caller's back-pressure keeps
+ * that rare).
+ */
+rd_kafka_resp_err_t
+producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
+{
+	for (;;)
+	{
+		rd_kafka_headers_t *hdrs = NULL;
+		rd_kafka_resp_err_t err;
+
+		if (rec->nheaders > 0)
+		{
+			hdrs = rd_kafka_headers_new(rec->nheaders);
+			for (int i = 0; i < rec->nheaders; i++)
+				rd_kafka_header_add(hdrs, rec->header_names[i], -1,
+									rec->header_values[i], rec->header_lens[i]);
+		}
+		err = rd_kafka_producev(p->rk,
+								RD_KAFKA_V_TOPIC(rec->topic),
+								RD_KAFKA_V_PARTITION(rec->partition),
+								RD_KAFKA_V_KEY(rec->key, rec->keylen),
+								RD_KAFKA_V_VALUE((void *) rec->value, rec->valuelen),
+								RD_KAFKA_V_HEADERS(hdrs),
+								RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+								RD_KAFKA_V_OPAQUE(opaque),
+								RD_KAFKA_V_END);
+		if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
+			return err;
+		if (hdrs != NULL)
+			rd_kafka_headers_destroy(hdrs);
+		if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+			return err;
+		producer_poll(p, 100);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Serve delivery reports, errors and logs for up to timeout_ms. */
+int
+producer_poll(CdcProducer *p, int timeout_ms)
+{
+	return rd_kafka_poll(p->rk, timeout_ms);
+}
+
+bool
+producer_failed(CdcProducer *p, const char **reason)
+{
+	*reason = p->fatal_reason;
+	return p->fatal;
+}
+
+int64
+producer_transient_errors(CdcProducer *p)
+{
+	return p->transient_errors;
+}
+
+/*
+ * Destroy the producer.  With flush_ms > 0 the records still queued get that
+ * long to be delivered (their reports are served); the rest are dropped,
+ * which loses nothing: their transactions were not confirmed to the slot.
+ */
+void
+producer_destroy(CdcProducer *p, int flush_ms)
+{
+	if (p == NULL)
+		return;
+	if (flush_ms > 0 && !p->fatal)
+		rd_kafka_flush(p->rk, flush_ms);
+	rd_kafka_purge(p->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+	rd_kafka_poll(p->rk, 0);
+	rd_kafka_destroy(p->rk);
+	pfree(p);
+}

@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *		Shared memory of cdc_kafka: one status slot per streaming worker
+ *		and the per-table counters, read by the SQL views.
+ *
+ * Status slots are assigned to databases by the launcher (under the array
+ * lock) and survive a worker's restart, so the last error of a worker that
+ * stopped on it stays visible.  Each slot's fields are written by its worker
+ * under a spinlock and read under the same spinlock by the views; commands
+ * from the SQL API go the other way through the same slot.
+ *
+ * Shared memory is requested in shmem_request_hook and set up in
+ * shmem_startup_hook (PostgreSQL 15), both chained to earlier hooks.
+ *
+ * src/shmem.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/hsearch.h"
+#include "utils/timestamp.h"
+
+#include "worker.h"
+
+/* How many (database, table) counters the views can show. */
+#define CDC_MAX_TABLE_STATS 4096
+
+typedef struct TableStatsKey
+{
+	Oid			dboid;
+	Oid			relid;
+} TableStatsKey;
+
+typedef struct TableStatsEntry
+{
+	TableStatsKey key;
+	int64		records;
+	int64		bytes;
+	TimestampTz last;
+} TableStatsEntry;
+
+CdcSharedState *cdc_shared = NULL;
+static HTAB *table_stats = NULL;
+static LWLock *table_stats_lock = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+cdcshm_request_hook(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(CdcSharedState)));
+	RequestAddinShmemSpace(hash_estimate_size(CDC_MAX_TABLE_STATS, sizeof(TableStatsEntry)));
+	RequestNamedLWLockTranche("cdc_kafka", 2);
+}
+
+static void
+cdcshm_startup_hook(void)
+{
+	bool		found;
+	HASHCTL		ctl;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	cdc_shared = ShmemInitStruct("cdc_kafka", sizeof(CdcSharedState), &found);
+	if (!found)
+	{
+		memset(cdc_shared, 0, sizeof(CdcSharedState));
+		cdc_shared->lock = &(GetNamedLWLockTranche("cdc_kafka"))[0].lock;
+		for (int i = 0; i < CDC_MAX_WORKERS; i++)
+			SpinLockInit(&cdc_shared->workers[i].mutex);
+	}
+	table_stats_lock = &(GetNamedLWLockTranche("cdc_kafka"))[1].lock;
+	ctl.keysize = sizeof(TableStatsKey);
+	ctl.entrysize = sizeof(TableStatsEntry);
+	table_stats = ShmemInitHash("cdc_kafka table stats", CDC_MAX_TABLE_STATS,
+								CDC_MAX_TABLE_STATS, &ctl, HASH_ELEM | HASH_BLOBS);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Called from _PG_init while shared_preload_libraries is processed. */
+void
+cdcshm_request(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = cdcshm_request_hook;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = cdcshm_startup_hook;
+}
+
+/* ---- worker slots ----------------------------------------------------------- */
+
+CdcWorkerStatus *
+cdcshm_find_worker(const char *dbname)
+{
+	CdcWorkerStatus *result = NULL;
+
+	if (cdc_shared == NULL)
+		return NULL;
+	LWLockAcquire(cdc_shared->lock, LW_SHARED);
+	for (int i = 0; i < CDC_MAX_WORKERS; i++)
+	{
+		CdcWorkerStatus *ws = &cdc_shared->workers[i];
+
+		if (ws->in_use && strcmp(ws->dbname, dbname) == 0)
+		{
+			result = ws;
+			break;
+		}
+	}
+	LWLockRelease(cdc_shared->lock);
+	return result;
+}
+
+/* The slot of dbname, taking a free one if it has none; NULL if all are used. */
+CdcWorkerStatus *
+cdcshm_claim_worker(const char *dbname)
+{
+	CdcWorkerStatus *result = cdcshm_find_worker(dbname);
+
+	if (result != NULL)
+		return result;
+	LWLockAcquire(cdc_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < CDC_MAX_WORKERS && result == NULL; i++)
+	{
+		CdcWorkerStatus *ws = &cdc_shared->workers[i];
+
+		if (ws->in_use)
+			continue;
+		SpinLockAcquire(&ws->mutex);
+		memset(((char *) ws) + offsetof(CdcWorkerStatus, pid), 0,
+			   sizeof(CdcWorkerStatus) - offsetof(CdcWorkerStatus, pid));
+		ws->state = CDC_STATE_STARTING;
+		SpinLockRelease(&ws->mutex);
+		strlcpy(ws->dbname, dbname, NAMEDATALEN);
+		ws->in_use = true;
+		result = ws;
+	}
+	LWLockRelease(cdc_shared->lock);
+	return result;
+}
+
+void
+cdcshm_release_worker(CdcWorkerStatus *ws)
+{
+	LWLockAcquire(cdc_shared->lock, LW_EXCLUSIVE);
+	ws->in_use = false;
+	ws->dbname[0] = '\0';
+	LWLockRelease(cdc_shared->lock);
+}
+
+void
+cdcshm_set_state(CdcWorkerStatus *ws, CdcWorkerState state, const char *detail)
+{
+	SpinLockAcquire(&ws->mutex);
+	ws->state = state;
+	strlcpy(ws->detail, detail ? detail : "", CDC_TEXT_LEN);
+	SpinLockRelease(&ws->mutex);
+}
+
+void
+cdcshm_set_error(CdcWorkerStatus *ws, const char *message)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	SpinLockAcquire(&ws->mutex);
+	strlcpy(ws->last_error, message, CDC_TEXT_LEN);
+	ws->last_error_time = now;
+	SpinLockRelease(&ws->mutex);
+}
+
+/* ---- per-table counters ----------------------------------------------------- */
+
+void
+cdcshm_table_stats_add(Oid dboid, Oid relid, int64 records, int64 bytes, TimestampTz when)
+{
+	TableStatsKey key = {dboid, relid};
+	TableStatsEntry *e;
+	bool		found;
+
+	LWLockAcquire(table_stats_lock, LW_EXCLUSIVE);
+	e = hash_search(table_stats, &key, HASH_ENTER_NULL, &found);
+	if (e != NULL)
+	{
+		if (!found)
+		{
+			e->records = 0;
+			e->bytes = 0;
+			e->last = 0;
+		}
+		e->records += records;
+		e->bytes += bytes;
+		e->last = Max(e->last, when);
+	}
+	LWLockRelease(table_stats_lock);
+}
+
+/* Copy the counters of dboid into palloc'd arrays; returns how many. */
+int
+cdcshm_table_stats_snapshot(Oid dboid, Oid **relids, int64 **records,
+							int64 **bytes, TimestampTz **last)
+{
+	HASH_SEQ_STATUS status;
+	TableStatsEntry *e;
+	int			n = 0;
+
+	*relids = palloc(sizeof(Oid) * CDC_MAX_TABLE_STATS);
+	*records = palloc(sizeof(int64) * CDC_MAX_TABLE_STATS);
+	*bytes = palloc(sizeof(int64) * CDC_MAX_TABLE_STATS);
+	*last = palloc(sizeof(TimestampTz) * CDC_MAX_TABLE_STATS);
+	LWLockAcquire(table_stats_lock, LW_SHARED);
+	hash_seq_init(&status, table_stats);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (e->key.dboid != dboid)
+			continue;
+		(*relids)[n] = e->key.relid;
+		(*records)[n] = e->records;
+		(*bytes)[n] = e->bytes;
+		(*last)[n] = e->last;
+		n++;
+	}
+	LWLockRelease(table_stats_lock);
+	return n;
+}

@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream.h
+ *		A streaming session of the worker (see stream.c).
+ *
+ * src/stream.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_KAFKA_STREAM_H
+#define CDC_KAFKA_STREAM_H
+
+#include <librdkafka/rdkafka.h>
+
+#include "access/xlogdefs.h"
+#include "lib/stringinfo.h"
+#include "replication/logical.h"
+#include "utils/hsearch.h"
+
+#include "cdc_kafka.h"
+#include "producer.h"
+#include "watermark.h"
+#include "worker.h"
+
+#define CDC_MAX_STREAM_OPTIONS 32
+
+/* What a session needs to know to start. */
+typedef struct CdcStreamConfig
+{
+	const char *dbname;
+	const char *slot_name;
+	int			noptions;		/* plugin options, as name/value pairs */
+	const char *option_names[CDC_MAX_STREAM_OPTIONS];
+	const char *option_values[CDC_MAX_STREAM_OPTIONS];
+	XLogRecPtr	skip_lsn;		/* a refused record to leave out, or 0 */
+	int			skip_index;
+} CdcStreamConfig;
+
+typedef struct CdcStream
+{
+	MemoryContext cxt;
+	CdcWorkerStatus *ws;
+	Oid			dboid;
+	LogicalDecodingContext *ctx;
+	CdcProducer *producer;
+	StringInfoData scratch;
+
+	/* what is in flight */
+	Watermark	wm;
+	TimestampTz *commit_times;	/* per watermark slot */
+	bool		in_txn;
+	bool		decoding;		/* inside LogicalDecodingProcessRecord */
+	uint64		txn_seq;
+	XLogRecPtr	last_lsn;		/* LSN of the last record, and its index there */
+	int			lsn_index;
+	int64		inflight_bytes;
+	int64		inflight_records;
+	int64		max_inflight_bytes;
+
+	/* what is confirmed */
+	XLogRecPtr	confirmed;
+	XLogRecPtr	saved;
+	XLogRecPtr	last_read;		/* read position when the context was freed */
+	TimestampTz last_save;
+
+	/* a record Kafka refused */
+	bool		blocked;
+	XLogRecPtr	blocked_lsn;
+	int			blocked_index;
+	Oid			blocked_relid;
+	rd_kafka_resp_err_t blocked_err;
+	char		blocked_topic[256];
+	char		blocked_key[CDC_TEXT_LEN];
+	XLogRecPtr	skip_lsn;
+	int			skip_index;
+
+	/* figures */
+	int64		records_sent;
+	int64		bytes_sent;
+	int64		base_records;	/* from earlier sessions */
+	int64		base_bytes;
+	int64		base_retries;
+	TimestampTz last_ack_time;
+	TimestampTz last_stats_flush;
+	HTAB	   *table_counts;
+} CdcStream;
+
+extern CdcStream *stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg);
+extern void stream_close(CdcStream *s, int flush_ms);
+extern bool stream_read(CdcStream *s, int max_ms);
+extern void stream_poll(CdcStream *s, int timeout_ms);
+extern void stream_confirm(CdcStream *s, bool force);
+extern void stream_heartbeat(CdcStream *s, const CdcOptions *opts);
+extern void stream_publish_status(CdcStream *s, bool all);
+
+#endif							/* CDC_KAFKA_STREAM_H */

@@ -1,0 +1,650 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *		The streaming worker of one database.
+ *
+ * The launcher starts one per database of cdc_kafka.databases.  The worker
+ * waits, visibly and logging each reason once, until it can stream (Kafka
+ * servers configured, cdc_kafka in output_plugin_libraries, the extension
+ * created, streaming not stopped with cdc_kafka.stop()); creates the
+ * publication and the slot if they are missing; then runs streaming
+ * sessions (stream.c).  A session ends when the settings change, when the
+ * SQL API asks, when Kafka refuses a record for good (the worker then waits
+ * for cdc_kafka.skip_record() or new settings), or when the producer fails
+ * fatally (a new session rebuilds it and resumes from the last confirmed
+ * position).  Any other error ends the process; the launcher's registration
+ * restarts it after cdc_kafka.restart_delay.  Nothing here can take the
+ * server down: errors are ERRORs of this process only.
+ *
+ * src/worker.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/varlena.h"
+
+#include "cdc_kafka.h"
+#include "stream.h"
+#include "worker.h"
+
+/* How long a session gets, when it ends, to have its records acknowledged. */
+#define SESSION_FLUSH_MS	5000
+/* How often a waiting worker looks again without being woken. */
+#define WAIT_RECHECK_MS		5000
+/* How long a worker blocked on a refused record waits before trying again. */
+#define BLOCKED_RETRY_MS	60000
+
+static CdcWorkerStatus *MyStatus = NULL;
+static char last_logged[CDC_TEXT_LEN];
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+/* Publish a state; log its reason once, the first time it is entered. */
+static void
+set_state(CdcWorkerState state, const char *detail, int elevel)
+{
+	cdcshm_set_state(MyStatus, state, detail);
+	pgstat_report_activity(state == CDC_STATE_STREAMING ? STATE_RUNNING : STATE_IDLE, detail);
+	if (detail != NULL && strcmp(detail, last_logged) != 0)
+	{
+		ereport(elevel, (errmsg("cdc_kafka worker of database \"%s\": %s",
+								MyStatus->dbname, detail)));
+		strlcpy(last_logged, detail, sizeof(last_logged));
+	}
+}
+
+/* Sleep until woken (SIGHUP, a command) or ms pass; handle SIGTERM, reloads. */
+static void
+worker_wait(long ms)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
+					 PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
+static CdcCommand
+take_command(void)
+{
+	CdcCommand	cmd;
+
+	SpinLockAcquire(&MyStatus->mutex);
+	cmd = MyStatus->command;
+	if (cmd != CDC_CMD_RELEASE_SLOT)
+		MyStatus->command = CDC_CMD_NONE;
+	MyStatus->command_done = (cmd != CDC_CMD_NONE);
+	SpinLockRelease(&MyStatus->mutex);
+	return cmd;
+}
+
+static bool
+slot_release_requested(void)
+{
+	bool		result;
+
+	SpinLockAcquire(&MyStatus->mutex);
+	result = MyStatus->command == CDC_CMD_RELEASE_SLOT;
+	if (result)
+		MyStatus->command_done = true;
+	SpinLockRelease(&MyStatus->mutex);
+	return result;
+}
+
+/* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
+static char *
+slot_name(void)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (const char *p = cdc_slot_name; *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+		{
+			for (const char *d = MyStatus->dbname; *d; d++)
+				appendStringInfoChar(&buf, isalnum((unsigned char) *d) ?
+									 pg_tolower((unsigned char) *d) : '_');
+			p++;
+		}
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	return buf.data;
+}
+
+static const char *
+topic_prefix(void)
+{
+	return cdc_topic_prefix[0] != '\0' ? cdc_topic_prefix : MyStatus->dbname;
+}
+
+/* Every setting a session depends on, to notice a reload that changes one. */
+static char *
+config_fingerprint(void)
+{
+	return psprintf("%s|%s|%s|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+					cdc_bootstrap_servers, cdc_topic_prefix, cdc_slot_name,
+					cdc_publication_name, cdc_publication_autocreate,
+					cdc_table_include_list, cdc_schemas, cdc_decimal_mode,
+					cdc_binary_mode, cdc_time_mode, cdc_interval_mode, cdc_hstore_mode,
+					cdc_tombstones_on_delete, cdc_skipped_operations,
+					cdc_transaction_metadata, cdc_unavailable_placeholder,
+					cdc_money_fraction_digits, cdc_extended_headers,
+					cdc_kafka_properties, cdc_kafka_secrets_file,
+					cdc_max_inflight_kb, cdc_heartbeat_interval_ms);
+}
+
+/* ---- what must hold before streaming ------------------------------------------ */
+
+static bool
+plugin_allowed(void)
+{
+	char	   *copy = pstrdup(output_plugin_libraries_string ? output_plugin_libraries_string : "");
+	List	   *names;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		return false;
+	foreach(lc, names)
+		found |= strcmp(lfirst(lc), CDC_PLUGIN_NAME) == 0;
+	return found;
+}
+
+/* In a transaction: is the extension there, and is streaming enabled? */
+static bool
+extension_ready(bool *enabled)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	bool		present;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	present = OidIsValid(get_extension_oid("cdc_kafka", true));
+	*enabled = false;
+	if (present && SPI_connect() == SPI_OK_CONNECT)
+	{
+		if (SPI_execute("SELECT enabled FROM cdc_kafka.worker_state", true, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+			*enabled = !isnull && DatumGetBool(d);
+		}
+		SPI_finish();
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return present;
+}
+
+/*
+ * Wait until streaming may start; returns false if a waiting state was
+ * entered and the caller should look again later.
+ */
+static bool
+ready_to_stream(void)
+{
+	bool		enabled;
+
+	if (cdc_bootstrap_servers == NULL || cdc_bootstrap_servers[0] == '\0')
+		set_state(CDC_STATE_WAITING, "waiting for cdc_kafka.bootstrap_servers to be set", LOG);
+	else if (!plugin_allowed())
+		set_state(CDC_STATE_WAITING,
+				  "waiting for cdc_kafka to be listed in output_plugin_libraries "
+				  "(add it in postgresql.conf: output_plugin_libraries = 'pgoutput, test_decoding, cdc_kafka', and reload)",
+				  WARNING);
+	else if (!extension_ready(&enabled))
+		set_state(CDC_STATE_WAITING, "waiting for CREATE EXTENSION cdc_kafka", LOG);
+	else if (!enabled)
+		set_state(CDC_STATE_STOPPED, "stopped by cdc_kafka.stop()", LOG);
+	else if (slot_release_requested())
+		set_state(CDC_STATE_STOPPED, "slot released for a slot operation", LOG);
+	else
+		return true;
+	return false;
+}
+
+/* ---- publication and slot ------------------------------------------------------ */
+
+static bool
+run_sql_bool(const char *sql, int nargs, Oid *types, Datum *values)
+{
+	bool		result = false;
+
+	if (SPI_execute_with_args(sql, nargs, types, values, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		result = !isnull && DatumGetBool(d);
+	}
+	return result;
+}
+
+/* The FOR TABLE list of a filtered publication, from cdc_kafka.table_include_list. */
+static char *
+include_list_sql(void)
+{
+	char	   *copy = pstrdup(cdc_table_include_list);
+	List	   *names;
+	ListCell   *lc;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	if (!SplitIdentifierString(copy, ',', &names))
+		return buf.data;
+	foreach(lc, names)
+	{
+		char	   *name = lfirst(lc);
+		char	   *dot = strchr(name, '.');
+
+		if (buf.len > 0)
+			appendStringInfoString(&buf, ", ");
+		if (dot != NULL)
+		{
+			*dot = '\0';
+			appendStringInfo(&buf, "%s.%s", quote_identifier(name), quote_identifier(dot + 1));
+		}
+		else
+			appendStringInfoString(&buf, quote_identifier(name));
+	}
+	return buf.data;
+}
+
+/* Create the publication as cdc_kafka.publication_autocreate_mode says. */
+static bool
+ensure_publication(void)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(cdc_publication_name)};
+	const char *pub = quote_identifier(cdc_publication_name);
+	char	   *tables = include_list_sql();
+
+	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)",
+					 1, types, values))
+	{
+		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0')
+			SPI_execute(psprintf("ALTER PUBLICATION %s SET TABLE %s", pub, tables), false, 0);
+		return true;
+	}
+	if (cdc_publication_autocreate == CDC_PUBLICATION_DISABLED)
+		return false;
+	if (cdc_publication_autocreate == CDC_PUBLICATION_ALL_TABLES)
+		SPI_execute(psprintf("CREATE PUBLICATION %s FOR ALL TABLES", pub), false, 0);
+	else if (tables[0] != '\0')
+		SPI_execute(psprintf("CREATE PUBLICATION %s FOR TABLE %s", pub, tables), false, 0);
+	else
+		SPI_execute(psprintf("CREATE PUBLICATION %s", pub), false, 0);
+	ereport(LOG, (errmsg("cdc_kafka created publication \"%s\"", cdc_publication_name)));
+	return true;
+}
+
+static void
+ensure_slot(const char *slot)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(slot)};
+
+	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)",
+					 1, types, values))
+		return;
+	SPI_execute_with_args("SELECT pg_create_logical_replication_slot($1, 'cdc_kafka')",
+						  1, types, values, NULL, false, 0);
+	ereport(LOG, (errmsg("cdc_kafka created replication slot \"%s\"", slot)));
+}
+
+/* Publication and slot; false (state set) if the publication cannot be had. */
+static bool
+prepare_objects(const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	bool		ok;
+
+	/* the slot must be created in its own transaction, before any write */
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	ensure_slot(slot);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	ok = ensure_publication();
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	if (!ok)
+		set_state(CDC_STATE_WAITING,
+				  psprintf("waiting for publication \"%s\" (cdc_kafka.publication_autocreate_mode is disabled)",
+						   cdc_publication_name),
+				  WARNING);
+	return ok;
+}
+
+/* ---- a session --------------------------------------------------------------------- */
+
+static void
+add_option(CdcStreamConfig *cfg, const char *name, const char *value)
+{
+	cfg->option_names[cfg->noptions] = name;
+	cfg->option_values[cfg->noptions] = value;
+	cfg->noptions++;
+}
+
+static const char *
+bool_text(bool b)
+{
+	return b ? "true" : "false";
+}
+
+/* The plugin options of a session, from the settings. */
+static void
+build_config(CdcStreamConfig *cfg, const char *slot)
+{
+	static const char *const decimal[] = {"precise", "double", "string"};
+	static const char *const binary[] = {"bytes", "base64", "base64-url-safe", "hex"};
+	static const char *const timep[] = {"adaptive", "adaptive_time_microseconds", "connect"};
+	static const char *const interval[] = {"numeric", "string"};
+	static const char *const hstore[] = {"json", "map"};
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->dbname = MyStatus->dbname;
+	cfg->slot_name = slot;
+	add_option(cfg, "output_format", "binary");
+	add_option(cfg, "publication_names", quote_identifier(cdc_publication_name));
+	add_option(cfg, "topic_prefix", topic_prefix());
+	add_option(cfg, "schemas", bool_text(cdc_schemas));
+	add_option(cfg, "decimal_handling_mode", decimal[cdc_decimal_mode]);
+	add_option(cfg, "binary_handling_mode", binary[cdc_binary_mode]);
+	add_option(cfg, "time_precision_mode", timep[cdc_time_mode]);
+	add_option(cfg, "interval_handling_mode", interval[cdc_interval_mode]);
+	add_option(cfg, "hstore_handling_mode", hstore[cdc_hstore_mode]);
+	add_option(cfg, "tombstones_on_delete", bool_text(cdc_tombstones_on_delete));
+	add_option(cfg, "skipped_operations", cdc_skipped_operations);
+	add_option(cfg, "provide_transaction_metadata", bool_text(cdc_transaction_metadata));
+	add_option(cfg, "unavailable_value_placeholder", cdc_unavailable_placeholder);
+	add_option(cfg, "money_fraction_digits", psprintf("%d", cdc_money_fraction_digits));
+	add_option(cfg, "extended_headers_enabled", bool_text(cdc_extended_headers));
+	SpinLockAcquire(&MyStatus->mutex);
+	cfg->skip_lsn = MyStatus->skip_lsn;
+	cfg->skip_index = MyStatus->skip_index;
+	SpinLockRelease(&MyStatus->mutex);
+}
+
+/* The options heartbeats are written with (the plugin's, from the settings). */
+static void
+heartbeat_options(CdcOptions *opts)
+{
+	cdcopt_set_defaults(opts);
+	opts->topic_prefix = pstrdup(topic_prefix());
+	opts->schemas = cdc_schemas;
+}
+
+static void
+publish_names(const char *slot)
+{
+	SpinLockAcquire(&MyStatus->mutex);
+	strlcpy(MyStatus->slot_name, slot, NAMEDATALEN);
+	strlcpy(MyStatus->publication, cdc_publication_name, NAMEDATALEN);
+	strlcpy(MyStatus->topic_prefix, topic_prefix(), CDC_TEXT_LEN);
+	strlcpy(MyStatus->broker, cdc_bootstrap_servers, CDC_TEXT_LEN);
+	SpinLockRelease(&MyStatus->mutex);
+}
+
+/* "schema.table" of relid, in a short transaction. */
+static char *
+table_name(Oid relid)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *rel;
+	char	   *result;
+
+	StartTransactionCommand();
+	rel = get_rel_name(relid);
+	result = MemoryContextStrdup(cxt, rel == NULL ? "?" :
+								 psprintf("%s.%s", get_namespace_name(get_rel_namespace(relid)), rel));
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return result;
+}
+
+/* The session stopped at a record Kafka refused: say which, and wait. */
+static void
+report_blocked(CdcStream *s)
+{
+	char	   *table = OidIsValid(s->blocked_relid) ? table_name(s->blocked_relid) : "(none)";
+	char	   *detail;
+
+	SpinLockAcquire(&MyStatus->mutex);
+	strlcpy(MyStatus->blocked_table, table, CDC_TEXT_LEN);
+	strlcpy(MyStatus->blocked_key, s->blocked_key, CDC_TEXT_LEN);
+	MyStatus->blocked_lsn = s->blocked_lsn;
+	MyStatus->skip_index = s->blocked_index;
+	SpinLockRelease(&MyStatus->mutex);
+	detail = psprintf("Kafka refused the record of table %s with key %s at LSN %X/%X on topic \"%s\": %s; "
+					  "streaming waits (cdc_kafka.skip_record('%X/%X') skips it)",
+					  table, s->blocked_key, LSN_FORMAT_ARGS(s->blocked_lsn), s->blocked_topic,
+					  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn));
+	cdcshm_set_error(MyStatus, detail);
+	set_state(CDC_STATE_BLOCKED, detail, WARNING);
+}
+
+/* Does the session have to end?  (Settings changed, a command, a block.) */
+static bool
+session_should_end(CdcStream *s, const char *fingerprint)
+{
+	CdcCommand	cmd;
+
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+		if (strcmp(fingerprint, config_fingerprint()) != 0)
+		{
+			ereport(LOG, (errmsg("cdc_kafka: settings changed, restarting streaming")));
+			return true;
+		}
+	}
+	cmd = take_command();
+	if (cmd == CDC_CMD_RESTART || cmd == CDC_CMD_RELOAD || cmd == CDC_CMD_RELEASE_SLOT)
+		return true;
+	return s->blocked;
+}
+
+static void
+stream_until_done(CdcStream *s, const char *fingerprint)
+{
+	CdcOptions	hb;
+	TimestampTz last_heartbeat = GetCurrentTimestamp();
+	MemoryContext sessioncxt = CurrentMemoryContext;
+	MemoryContext passcxt = AllocSetContextCreate(sessioncxt, "cdc_kafka stream pass",
+												  ALLOCSET_DEFAULT_SIZES);
+
+	heartbeat_options(&hb);
+	while (!session_should_end(s, fingerprint))
+	{
+		bool		caught_up;
+
+		/* whatever a pass allocates is gone by the next one */
+		MemoryContextSwitchTo(passcxt);
+		MemoryContextReset(passcxt);
+		caught_up = stream_read(s, 200);
+
+		stream_poll(s, 0);
+		stream_confirm(s, false);
+		if (cdc_heartbeat_interval_ms > 0 &&
+			TimestampDifferenceExceeds(last_heartbeat, GetCurrentTimestamp(),
+									   cdc_heartbeat_interval_ms))
+		{
+			stream_heartbeat(s, &hb);
+			last_heartbeat = GetCurrentTimestamp();
+		}
+		stream_publish_status(s, false);
+		if (!caught_up)
+			continue;
+		/* caught up: wait for WAL; with records in flight, for their reports */
+		if (s->inflight_records > 0)
+			stream_poll(s, cdc_poll_interval_ms);
+		else
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 cdc_poll_interval_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextSwitchTo(sessioncxt);
+	MemoryContextDelete(passcxt);
+}
+
+static void
+run_session(void)
+{
+	char	   *slot = slot_name();
+	char	   *fingerprint = config_fingerprint();
+	CdcStreamConfig cfg;
+	CdcStream  *s;
+
+	if (!prepare_objects(slot))
+		return;
+	(void) take_command();		/* whatever was asked before now is done by starting */
+	build_config(&cfg, slot);
+	publish_names(slot);
+	s = stream_open(MyStatus, &cfg);
+	if (s == NULL)
+	{
+		set_state(CDC_STATE_SLOT_LOST,
+				  psprintf("replication slot \"%s\" was invalidated (max_slot_wal_keep_size): "
+						   "changes after its last position are gone; drop it with "
+						   "cdc_kafka.drop_slot() and start again (a new slot needs a new snapshot)",
+						   slot),
+				  WARNING);
+		cdcshm_set_error(MyStatus, MyStatus->detail);
+		return;
+	}
+	set_state(CDC_STATE_STREAMING, psprintf("streaming slot \"%s\" to %s", slot,
+											cdc_bootstrap_servers), LOG);
+	stream_until_done(s, fingerprint);
+	if (s->blocked)
+	{
+		stream_close(s, 0);
+		report_blocked(s);
+		return;
+	}
+	stream_close(s, SESSION_FLUSH_MS);
+}
+
+/* ---- the process ----------------------------------------------------------------- */
+
+static void
+worker_exit(int code, Datum arg)
+{
+	if (MyStatus == NULL)
+		return;
+	SpinLockAcquire(&MyStatus->mutex);
+	MyStatus->pid = 0;
+	MyStatus->latch_owner = 0;
+	if (code != 0 && MyStatus->state != CDC_STATE_SLOT_LOST)
+		MyStatus->state = CDC_STATE_ERROR;
+	SpinLockRelease(&MyStatus->mutex);
+}
+
+/* Keep the error that ends the process in the status view. */
+static void
+record_error(void)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	ErrorData  *edata = CopyErrorData();
+
+	MemoryContextSwitchTo(oldcxt);
+	cdcshm_set_error(MyStatus, edata->message);
+	cdcshm_set_state(MyStatus, CDC_STATE_ERROR,
+					 psprintf("stopped on an error; restarts in %d s", cdc_restart_delay_s));
+}
+
+static void
+worker_loop(void)
+{
+	MemoryContext loopcxt = AllocSetContextCreate(TopMemoryContext, "cdc_kafka worker loop",
+												  ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		CdcWorkerState state;
+
+		MemoryContextSwitchTo(loopcxt);
+		MemoryContextReset(loopcxt);
+		if (ready_to_stream())
+			run_session();
+		SpinLockAcquire(&MyStatus->mutex);
+		state = MyStatus->state;
+		SpinLockRelease(&MyStatus->mutex);
+		if (state == CDC_STATE_STREAMING)
+			continue;			/* a session ended on purpose: start the next */
+		worker_wait(state == CDC_STATE_BLOCKED ? BLOCKED_RETRY_MS : WAIT_RECHECK_MS);
+	}
+}
+
+void
+cdc_kafka_worker_main(Datum arg)
+{
+	char		dbname[NAMEDATALEN];
+
+	memcpy(dbname, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(dbname, NULL, 0);
+
+	MyStatus = cdcshm_find_worker(dbname);
+	if (MyStatus == NULL)
+		proc_exit(0);			/* the launcher gave up on this database */
+	SpinLockAcquire(&MyStatus->mutex);
+	MyStatus->pid = MyProcPid;
+	MyStatus->latch_owner = MyProcPid;
+	MyStatus->state = CDC_STATE_STARTING;
+	SpinLockRelease(&MyStatus->mutex);
+	before_shmem_exit(worker_exit, 0);
+	pgstat_report_appname("cdc_kafka worker");
+
+	PG_TRY();
+	{
+		worker_loop();
+	}
+	PG_CATCH();
+	{
+		record_error();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
