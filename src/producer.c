@@ -394,7 +394,9 @@ producer_destroy(CdcProducer *p, int flush_ms)
 	if (flush_ms > 0 && !p->fatal)
 		rd_kafka_flush(p->rk, flush_ms);
 	rd_kafka_purge(p->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-	rd_kafka_poll(p->rk, 0);
+	/* serve the purged records' reports, so their callers' state is freed */
+	for (int i = 0; i < 100 && rd_kafka_outq_len(p->rk) > 0; i++)
+		rd_kafka_poll(p->rk, 10);
 	rd_kafka_destroy(p->rk);
 	pfree(p);
 }

@@ -39,6 +39,7 @@
 #include "replication/decode.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -344,6 +345,25 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
 
 /* ---- opening and closing ---------------------------------------------------------------- */
 
+/*
+ * The open session of this process.  If the process exits without closing
+ * it (an ERROR, SIGTERM), the producer is still destroyed first: librdkafka's
+ * threads must not outlive the memory they use.
+ */
+static CdcStream *open_stream = NULL;
+static bool exit_hook_registered = false;
+
+static void
+stream_exit_hook(int code, Datum arg)
+{
+	if (open_stream != NULL && open_stream->producer != NULL)
+	{
+		producer_destroy(open_stream->producer, 0);
+		open_stream->producer = NULL;
+	}
+	open_stream = NULL;
+}
+
 static List *
 decoding_options(const CdcStreamConfig *cfg)
 {
@@ -422,6 +442,12 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
 	s->producer = producer_create(cfg->dbname, on_delivery, s);
+	open_stream = s;
+	if (!exit_hook_registered)
+	{
+		before_shmem_exit(stream_exit_hook, 0);
+		exit_hook_registered = true;
+	}
 
 	s->ctx = CreateDecodingContext(InvalidXLogRecPtr, decoding_options(cfg), false,
 								   XL_ROUTINE(.page_read = read_local_xlog_page,
@@ -471,6 +497,7 @@ stream_close(CdcStream *s, int flush_ms)
 	}
 	producer_destroy(s->producer, 0);
 	s->producer = NULL;
+	open_stream = NULL;
 	if (s->ctx != NULL)
 	{
 		s->last_read = s->ctx->reader->EndRecPtr;
