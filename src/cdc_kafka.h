@@ -146,6 +146,8 @@ typedef struct CdcColumn CdcColumn;
 struct CdcColumn
 {
 	char	   *name;
+	char	   *name_json;		/* "name": as it precedes the value */
+	int			name_json_len;
 	AttrNumber	attnum;			/* 1-based position in the tuple */
 	Oid			typid;			/* declared type (may be a domain) */
 	Oid			basetypid;		/* type after looking through domains */
@@ -213,6 +215,9 @@ typedef struct CdcRelInfo
 	char	   *key_prefix;		/* {"schema":...,"payload": or "" */
 	char	   *value_prefix;	/* {"schema":...,"payload": or "" */
 	char	   *source_suffix;	/* ,"schema":"s","table":"t" */
+	int			key_prefix_len;
+	int			value_prefix_len;
+	int			source_suffix_len;
 	CdcPubFilter *pubfilter;	/* NULL: everything published */
 	MemoryContext cxt;			/* owns everything above */
 } CdcRelInfo;
@@ -264,6 +269,14 @@ typedef struct CdcTxnState
 	uint64		origin_lsn;
 	int64		event_count;	/* data events so far (transaction metadata) */
 	List	   *collections;	/* CdcCollectionCount, in first-seen order */
+	char	   *src_head;		/* the source block's fixed parts (encoder.c) */
+	char	   *src_mid;
+	char	   *src_txid;
+	char	   *src_tail;
+	int			src_head_len;
+	int			src_mid_len;
+	int			src_txid_len;
+	int			src_tail_len;
 	MemoryContext cxt;			/* lives for the transaction; holds the above */
 	bool		began;			/* BEGIN written or decided (first change) */
 	int			nrecords;		/* records written (for the commit marker) */

@@ -24,6 +24,9 @@
 #include "jsonout.h"
 #include "temporal.h"
 
+/* Append a string literal without measuring it. */
+#define APPEND_LITERAL(buf, lit) appendBinaryStringInfo((buf), (lit), sizeof(lit) - 1)
+
 /* ---- fixed schemas --------------------------------------------------------- */
 
 #define SOURCE_SCHEMA \
@@ -134,15 +137,35 @@ encoder_now(const CdcOptions *opts)
 	return opts->deterministic ? 0 : unix_micros(GetCurrentTimestamp());
 }
 
+/*
+ * "ts_ms":...,"ts_us":...,"ts_ns":... of one instant.  For the usual
+ * positive microsecond counts of 4+ digits the three are the same digits
+ * cut or extended, so they are formatted once.
+ */
 static void
 append_ts_fields(StringInfo buf, int64 us)
 {
-	appendStringInfoString(buf, "\"ts_ms\":");
-	append_int64(buf, floor_millis(us));
-	appendStringInfoString(buf, ",\"ts_us\":");
-	append_int64(buf, us);
-	appendStringInfoString(buf, ",\"ts_ns\":");
-	append_int64(buf, us * 1000);
+	char		digits[JSONOUT_NUMBER_MAX];
+	size_t		n;
+
+	if (us < 1000)
+	{
+		APPEND_LITERAL(buf, "\"ts_ms\":");
+		append_int64(buf, floor_millis(us));
+		APPEND_LITERAL(buf, ",\"ts_us\":");
+		append_int64(buf, us);
+		APPEND_LITERAL(buf, ",\"ts_ns\":");
+		append_int64(buf, us * 1000);
+		return;
+	}
+	n = jsonout_int64(us, digits);
+	APPEND_LITERAL(buf, "\"ts_ms\":");
+	appendBinaryStringInfo(buf, digits, n - 3);
+	APPEND_LITERAL(buf, ",\"ts_us\":");
+	appendBinaryStringInfo(buf, digits, n);
+	APPEND_LITERAL(buf, ",\"ts_ns\":");
+	appendBinaryStringInfo(buf, digits, n);
+	APPEND_LITERAL(buf, "000");
 }
 
 /*
@@ -195,9 +218,78 @@ static void
 append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
 {
 	if (lsn == 0)
-		appendStringInfoString(buf, "null");
+		APPEND_LITERAL(buf, "null");
 	else
-		appendStringInfo(buf, "\\\"" UINT64_FORMAT "\\\"", opts->deterministic ? 0 : lsn);
+	{
+		APPEND_LITERAL(buf, "\\\"");
+		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
+		APPEND_LITERAL(buf, "\\\"");
+	}
+}
+
+/*
+ * The parts of the "source" block that are the same for every record of a
+ * transaction, rendered once (they are most of the block):
+ *	head	"source":{"version":...,"ts_ms":...,"sequence":"[<last commit>,
+ *	mid		]","ts_us":...,"ts_ns":...
+ *	txid	,"txId":...,"lsn":
+ *	tail	,"xmin":null,"origin":...,"origin_lsn":...}
+ * Per record only the LSN (twice) and the table go in between.
+ */
+static void
+render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(txn->cxt);
+	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
+	StringInfoData b;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
+				   "\",\"connector\":\"postgresql\",\"name\":");
+	encoder_append_json_string(&b, opts->topic_prefix, strlen(opts->topic_prefix));
+	APPEND_LITERAL(&b, ",\"ts_ms\":");
+	append_int64(&b, floor_millis(commit_us));
+	APPEND_LITERAL(&b, ",\"snapshot\":\"false\",\"db\":");
+	encoder_append_json_string(&b, opts->dbname, strlen(opts->dbname));
+	APPEND_LITERAL(&b, ",\"sequence\":\"[");
+	append_lsn_string(&b, txn->last_commit_lsn, opts);
+	appendStringInfoChar(&b, ',');
+	txn->src_head = b.data;
+	txn->src_head_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, "]\",\"ts_us\":");
+	append_int64(&b, commit_us);
+	APPEND_LITERAL(&b, ",\"ts_ns\":");
+	append_int64(&b, commit_us * 1000);
+	txn->src_mid = b.data;
+	txn->src_mid_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"txId\":");
+	if (has_xid)
+		append_int64(&b, opts->deterministic ? 0 : (int64) txn->xid);
+	else
+		APPEND_LITERAL(&b, "null");
+	APPEND_LITERAL(&b, ",\"lsn\":");
+	txn->src_txid = b.data;
+	txn->src_txid_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"xmin\":null,\"origin\":");
+	if (txn->origin != NULL)
+		encoder_append_json_string(&b, txn->origin, strlen(txn->origin));
+	else
+		APPEND_LITERAL(&b, "null");
+	APPEND_LITERAL(&b, ",\"origin_lsn\":");
+	if (txn->origin != NULL && txn->origin_lsn != 0)
+		append_int64(&b, opts->deterministic ? 0 : (int64) txn->origin_lsn);
+	else
+		APPEND_LITERAL(&b, "null");
+	appendStringInfoChar(&b, '}');
+	txn->src_tail = b.data;
+	txn->src_tail_len = b.len;
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -205,45 +297,18 @@ append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
  * ,"schema":...,"table":... of the table (or of "" for messages).
  */
 static void
-append_source(StringInfo buf, const CdcTxnState *txn, uint64 lsn, bool has_xid,
-			  const char *table_suffix, const CdcOptions *opts)
+append_source(StringInfo buf, CdcTxnState *txn, uint64 lsn, bool has_xid,
+			  const char *table_suffix, int suffix_len, const CdcOptions *opts)
 {
-	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
-
-	appendStringInfoString(buf, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
-						   "\",\"connector\":\"postgresql\",\"name\":");
-	encoder_append_json_string(buf, opts->topic_prefix, strlen(opts->topic_prefix));
-	appendStringInfoString(buf, ",\"ts_ms\":");
-	append_int64(buf, floor_millis(commit_us));
-	appendStringInfoString(buf, ",\"snapshot\":\"false\",\"db\":");
-	encoder_append_json_string(buf, opts->dbname, strlen(opts->dbname));
-	appendStringInfoString(buf, ",\"sequence\":\"[");
-	append_lsn_string(buf, txn->last_commit_lsn, opts);
-	appendStringInfoChar(buf, ',');
+	if (txn->src_head == NULL)
+		render_source_parts(txn, has_xid, opts);
+	appendBinaryStringInfo(buf, txn->src_head, txn->src_head_len);
 	append_lsn_string(buf, lsn, opts);
-	appendStringInfoString(buf, "]\",\"ts_us\":");
-	append_int64(buf, commit_us);
-	appendStringInfoString(buf, ",\"ts_ns\":");
-	append_int64(buf, commit_us * 1000);
-	appendStringInfoString(buf, table_suffix);
-	appendStringInfoString(buf, ",\"txId\":");
-	if (has_xid)
-		append_int64(buf, opts->deterministic ? 0 : (int64) txn->xid);
-	else
-		appendStringInfoString(buf, "null");
-	appendStringInfoString(buf, ",\"lsn\":");
+	appendBinaryStringInfo(buf, txn->src_mid, txn->src_mid_len);
+	appendBinaryStringInfo(buf, table_suffix, suffix_len);
+	appendBinaryStringInfo(buf, txn->src_txid, txn->src_txid_len);
 	append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
-	appendStringInfoString(buf, ",\"xmin\":null,\"origin\":");
-	if (txn->origin != NULL)
-		encoder_append_json_string(buf, txn->origin, strlen(txn->origin));
-	else
-		appendStringInfoString(buf, "null");
-	appendStringInfoString(buf, ",\"origin_lsn\":");
-	if (txn->origin != NULL && txn->origin_lsn != 0)
-		append_int64(buf, opts->deterministic ? 0 : (int64) txn->origin_lsn);
-	else
-		appendStringInfoString(buf, "null");
-	appendStringInfoChar(buf, '}');
+	appendBinaryStringInfo(buf, txn->src_tail, txn->src_tail_len);
 }
 
 /* Count one data event of collection; returns its order within that collection. */
@@ -317,12 +382,6 @@ append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int
 		appendStringInfoString(buf, "null");
 }
 
-static void
-append_field_name(StringInfo buf, const char *name)
-{
-	encoder_append_json_string(buf, name, strlen(name));
-	appendStringInfoChar(buf, ':');
-}
 
 static void
 append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOptions *opts)
@@ -337,7 +396,7 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 	{
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
-		append_field_name(buf, ri->columns[i].name);
+		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
@@ -348,7 +407,7 @@ void
 encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 				  const CdcOptions *opts)
 {
-	appendStringInfoString(buf, ri->key_prefix);
+	appendBinaryStringInfo(buf, ri->key_prefix, ri->key_prefix_len);
 	appendStringInfoChar(buf, '{');
 	for (int k = 0; k < ri->nkeys; k++)
 	{
@@ -356,7 +415,7 @@ encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 
 		if (k > 0)
 			appendStringInfoChar(buf, ',');
-		append_field_name(buf, ri->columns[i].name);
+		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
@@ -370,16 +429,19 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 						   const CdcRow *before, const CdcRow *after,
 						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
 {
-	appendStringInfoString(buf, ri->value_prefix);
-	appendStringInfoString(buf, "{\"before\":");
+	char		optext[] = ",\"op\":\"x\",";
+
+	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
+	APPEND_LITERAL(buf, "{\"before\":");
 	append_row(buf, ri, before, opts);
-	appendStringInfoString(buf, ",\"after\":");
+	APPEND_LITERAL(buf, ",\"after\":");
 	append_row(buf, ri, after, opts);
 	appendStringInfoChar(buf, ',');
-	append_source(buf, txn, lsn, true, ri->source_suffix, opts);
+	append_source(buf, txn, lsn, true, ri->source_suffix, ri->source_suffix_len, opts);
 	appendStringInfoChar(buf, ',');
 	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
-	appendStringInfo(buf, ",\"op\":\"%c\",", (char) op);
+	optext[7] = (char) op;
+	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
 	append_ts_fields(buf, encoder_now(opts));
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
@@ -427,6 +489,7 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 							Size sz, CdcTxnState *txn, uint64 lsn,
 							const CdcOptions *opts)
 {
+	static const char no_table[] = ",\"schema\":\"\",\"table\":\"\"";
 	int64		now = encoder_now(opts);
 
 	if (opts->schemas)
@@ -435,7 +498,7 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 	append_int64(buf, floor_millis(now));
 	appendStringInfoChar(buf, ',');
 	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId,
-				  ",\"schema\":\"\",\"table\":\"\"", opts);
+				  no_table, sizeof(no_table) - 1, opts);
 	appendStringInfoChar(buf, ',');
 	append_transaction_block(buf, txn->xid != InvalidTransactionId ? txn : NULL,
 							 "LOGICAL_DECODING_MESSAGE", lsn, opts);

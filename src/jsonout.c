@@ -431,19 +431,35 @@ jsonout_float(float v, char *out)
 size_t
 jsonout_uint64(uint64_t v, char *out)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char		tmp[24];
-	int			n = 0;
-	int			i;
+	char	   *end = tmp + sizeof(tmp);
+	char	   *p = end;
+	size_t		n;
 
-	do
+	/* two digits per division: this runs for every number of every record */
+	while (v >= 100)
 	{
-		tmp[n++] = (char) ('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
+		unsigned	r = (unsigned) (v % 100);
+
+		v /= 100;
+		*--p = pairs[2 * r + 1];
+		*--p = pairs[2 * r];
+	}
+	if (v >= 10)
+	{
+		*--p = pairs[2 * v + 1];
+		*--p = pairs[2 * v];
+	}
+	else
+		*--p = (char) ('0' + v);
+	n = (size_t) (end - p);
+	memcpy(out, p, n);
 	out[n] = '\0';
-	return (size_t) n;
+	return n;
 }
 
 size_t

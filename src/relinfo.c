@@ -272,6 +272,7 @@ render_key_prefix(CdcRelInfo *ri)
 		appendStringInfoString(&buf, "},\"payload\":");
 	}
 	ri->key_prefix = buf.data;
+	ri->key_prefix_len = buf.len;
 }
 
 static void
@@ -294,6 +295,7 @@ render_value_prefix(CdcRelInfo *ri)
 		appendStringInfoString(&buf, ",\"version\":2},\"payload\":");
 	}
 	ri->value_prefix = buf.data;
+	ri->value_prefix_len = buf.len;
 }
 
 static void
@@ -316,6 +318,7 @@ render_names(CdcRelInfo *ri, Relation rel)
 	appendStringInfoString(&buf, ",\"table\":");
 	encoder_append_json_string(&buf, ri->relname, strlen(ri->relname));
 	ri->source_suffix = buf.data;
+	ri->source_suffix_len = buf.len;
 }
 
 static void

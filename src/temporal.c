@@ -107,6 +107,29 @@ temporal_split_time_of_day(int64_t tod, CivilTime *ct)
 	ct->usec = (int) (tod % USECS_PER_SEC);
 }
 
+/* Write v (0 <= v < 10^width) as exactly width decimal digits. */
+static char *
+temporal_put_digits(char *p, int64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--)
+	{
+		p[i] = (char) ('0' + v % 10);
+		v /= 10;
+	}
+	return p + width;
+}
+
+/* "HH:mm:ss" of the time fields, no printf on this per-row path. */
+static char *
+temporal_append_hms(char *p, const CivilTime *ct)
+{
+	p = temporal_put_digits(p, ct->hour, 2);
+	*p++ = ':';
+	p = temporal_put_digits(p, ct->minute, 2);
+	*p++ = ':';
+	return temporal_put_digits(p, ct->second, 2);
+}
+
 /*
  * The fraction java.time's ISO formatters print: nothing when zero, else
  * '.' and the digits with trailing zeros removed.
@@ -123,7 +146,8 @@ temporal_append_iso_fraction(char *p, int usec)
 		usec /= 10;
 		ndigits--;
 	}
-	return p + sprintf(p, ".%0*d", ndigits, usec);
+	*p++ = '.';
+	return temporal_put_digits(p, usec, ndigits);
 }
 
 /*
@@ -138,7 +162,8 @@ temporal_append_fixed_fraction(char *p, int usec, int width)
 
 	for (i = width; i < 9; i++)
 		nanos /= 10;
-	return p + sprintf(p, ".%0*lld", width, (long long) nanos);
+	*p++ = '.';
+	return temporal_put_digits(p, nanos, width);
 }
 
 /* Year as ISO_LOCAL_DATE prints it: 4 digits at least, '+' past 9999. */
@@ -150,8 +175,11 @@ temporal_append_date(char *p, const CivilTime *ct)
 	else if (ct->year < 0)
 		p += sprintf(p, "-%04lld", (long long) -ct->year);
 	else
-		p += sprintf(p, "%04lld", (long long) ct->year);
-	return p + sprintf(p, "-%02d-%02d", ct->month, ct->day);
+		p = temporal_put_digits(p, ct->year, 4);
+	*p++ = '-';
+	p = temporal_put_digits(p, ct->month, 2);
+	*p++ = '-';
+	return temporal_put_digits(p, ct->day, 2);
 }
 
 int32_t
@@ -231,7 +259,8 @@ temporal_zoned_timestamp(int64_t pg_tstz, int precision, char *out)
 	temporal_split_time_of_day(temporal_floor_mod(pg_tstz, USECS_PER_DAY), &ct);
 
 	p = temporal_append_date(p, &ct);
-	p += sprintf(p, "T%02d:%02d:%02d", ct.hour, ct.minute, ct.second);
+	*p++ = 'T';
+	p = temporal_append_hms(p, &ct);
 	if (precision == -1)
 		precision = 6;
 	if (precision >= 1 && precision <= 9)
@@ -258,7 +287,7 @@ temporal_zoned_time(int64_t pg_time, int32_t zone_west_secs, char *out)
 	utc = temporal_floor_mod(pg_time + (int64_t) zone_west_secs * USECS_PER_SEC,
 							 USECS_PER_DAY);
 	temporal_split_time_of_day(utc, &ct);
-	p += sprintf(p, "%02d:%02d:%02d", ct.hour, ct.minute, ct.second);
+	p = temporal_append_hms(p, &ct);
 	p = temporal_append_iso_fraction(p, ct.usec);
 	*p++ = 'Z';
 	*p = '\0';

@@ -303,6 +303,11 @@ typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 	StringInfoData buf;
 
 	col->name = pstrdup(name);
+	initStringInfo(&buf);
+	encoder_append_json_string(&buf, name, strlen(name));
+	appendStringInfoChar(&buf, ':');
+	col->name_json = buf.data;
+	col->name_json_len = buf.len;
 	col->attnum = attnum;
 	col->typid = typid;
 	col->typmod = typmod;
