@@ -33,6 +33,8 @@
 
 /* The plugin name as used in pg_create_logical_replication_slot. */
 #define CDC_PLUGIN_NAME			"cdc_kafka"
+/* The schema of the extension's objects (cdc_kafka.control): never captured. */
+#define CDC_EXTENSION_SCHEMA	"cdc_kafka"
 
 /* ---- plugin options (options.c) ---------------------------------------- */
 
@@ -102,6 +104,7 @@ typedef struct CdcOptions
 	int			money_fraction_digits;
 	bool		deterministic;
 	bool		extended_headers;	/* __debezium.context.* on change records */
+	char	   *watermark_prefix;	/* messages that are the worker's watermarks */
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
 } CdcOptions;
@@ -191,7 +194,7 @@ extern CdcPubFilter *pubfilter_build(Relation rel, List *publication_names,
 extern bool pubfilter_publishes(const CdcPubFilter *pf,
 								ReorderBufferChangeType action);
 extern bool pubfilter_publishes_truncate(const CdcPubFilter *pf);
-extern bool pubfilter_has_column(const CdcPubFilter *pf, AttrNumber attnum);
+extern const Bitmapset *pubfilter_columns(const CdcPubFilter *pf);
 extern bool pubfilter_row(CdcPubFilter *pf, Relation rel,
 						  HeapTuple oldtuple, HeapTuple newtuple,
 						  ReorderBufferChangeType *action);
@@ -225,6 +228,8 @@ typedef struct CdcRelInfo
 extern void relinfo_cache_init(MemoryContext parent, const CdcOptions *opts);
 extern void relinfo_cache_destroy(void);
 extern CdcRelInfo *relinfo_get(Relation rel);
+extern CdcRelInfo *relinfo_build_standalone(Relation rel, const Bitmapset *only,
+											const CdcOptions *opts, MemoryContext cxt);
 
 /* ---- record framing (recout.c) ----------------------------------------- */
 
@@ -250,10 +255,12 @@ extern void recout_header_begin(CdcRecordOut *ro, const char *name);
 extern void recout_header_end(CdcRecordOut *ro);
 extern void recout_end(CdcRecordOut *ro);
 extern void recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time);
+extern void recout_watermark(StringInfo buf, uint64 lsn, const char *content, Size len);
 
 /* Binary frame kinds (CDC_OUTPUT_BINARY). */
 #define CDC_FRAME_RECORD	'R'
 #define CDC_FRAME_COMMIT	'C'
+#define CDC_FRAME_WATERMARK 'W'
 
 /* ---- envelope (encoder.c) ---------------------------------------------- */
 
@@ -270,10 +277,12 @@ typedef struct CdcTxnState
 	int64		event_count;	/* data events so far (transaction metadata) */
 	List	   *collections;	/* CdcCollectionCount, in first-seen order */
 	char	   *src_head;		/* the source block's fixed parts (encoder.c) */
+	char	   *src_head2;
 	char	   *src_mid;
 	char	   *src_txid;
 	char	   *src_tail;
 	int			src_head_len;
+	int			src_head2_len;
 	int			src_mid_len;
 	int			src_txid_len;
 	int			src_tail_len;
@@ -312,6 +321,9 @@ extern void encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, Cdc
 									   const CdcRow *before, const CdcRow *after,
 									   CdcTxnState *txn, uint64 lsn,
 									   const CdcOptions *opts);
+extern void encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+									 CdcTxnState *txn, const char *marker, uint64 lsn,
+									 const CdcOptions *opts);
 extern void encoder_write_message_key(StringInfo buf, const char *prefix,
 									  const CdcOptions *opts);
 extern void encoder_write_message_value(StringInfo buf, const char *prefix,

@@ -229,12 +229,14 @@ append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
 
 /*
  * The parts of the "source" block that are the same for every record of a
- * transaction, rendered once (they are most of the block):
- *	head	"source":{"version":...,"ts_ms":...,"sequence":"[<last commit>,
+ * transaction (or of a snapshot), rendered once (they are most of the block):
+ *	head	"source":{"version":...,"ts_ms":...,"snapshot":
+ *	head2	,"db":...,"sequence":"[<last commit>,
  *	mid		]","ts_us":...,"ts_ns":...
  *	txid	,"txId":...,"lsn":
  *	tail	,"xmin":null,"origin":...,"origin_lsn":...}
- * Per record only the LSN (twice) and the table go in between.
+ * Per record only the snapshot marker, the LSN (twice) and the table go in
+ * between.
  */
 static void
 render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
@@ -249,13 +251,18 @@ render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
 	encoder_append_json_string(&b, opts->topic_prefix, strlen(opts->topic_prefix));
 	APPEND_LITERAL(&b, ",\"ts_ms\":");
 	append_int64(&b, floor_millis(commit_us));
-	APPEND_LITERAL(&b, ",\"snapshot\":\"false\",\"db\":");
+	APPEND_LITERAL(&b, ",\"snapshot\":");
+	txn->src_head = b.data;
+	txn->src_head_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"db\":");
 	encoder_append_json_string(&b, opts->dbname, strlen(opts->dbname));
 	APPEND_LITERAL(&b, ",\"sequence\":\"[");
 	append_lsn_string(&b, txn->last_commit_lsn, opts);
 	appendStringInfoChar(&b, ',');
-	txn->src_head = b.data;
-	txn->src_head_len = b.len;
+	txn->src_head2 = b.data;
+	txn->src_head2_len = b.len;
 
 	initStringInfo(&b);
 	APPEND_LITERAL(&b, "]\",\"ts_us\":");
@@ -293,21 +300,29 @@ render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
 }
 
 /*
- * The "source" block of a record at lsn.  table_suffix is
- * ,"schema":...,"table":... of the table (or of "" for messages).
+ * The "source" block of a record at lsn (0: no position, as Debezium's
+ * incremental snapshot reads have none).  marker is the "snapshot" field's
+ * JSON; table_suffix is ,"schema":...,"table":... of the table (or of ""
+ * for messages).
  */
 static void
 append_source(StringInfo buf, CdcTxnState *txn, uint64 lsn, bool has_xid,
-			  const char *table_suffix, int suffix_len, const CdcOptions *opts)
+			  const char *marker, const char *table_suffix, int suffix_len,
+			  const CdcOptions *opts)
 {
 	if (txn->src_head == NULL)
 		render_source_parts(txn, has_xid, opts);
 	appendBinaryStringInfo(buf, txn->src_head, txn->src_head_len);
+	appendStringInfoString(buf, marker);
+	appendBinaryStringInfo(buf, txn->src_head2, txn->src_head2_len);
 	append_lsn_string(buf, lsn, opts);
 	appendBinaryStringInfo(buf, txn->src_mid, txn->src_mid_len);
 	appendBinaryStringInfo(buf, table_suffix, suffix_len);
 	appendBinaryStringInfo(buf, txn->src_txid, txn->src_txid_len);
-	append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
+	if (lsn == 0)
+		APPEND_LITERAL(buf, "null");
+	else
+		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
 	appendBinaryStringInfo(buf, txn->src_tail, txn->src_tail_len);
 }
 
@@ -437,11 +452,39 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 	APPEND_LITERAL(buf, ",\"after\":");
 	append_row(buf, ri, after, opts);
 	appendStringInfoChar(buf, ',');
-	append_source(buf, txn, lsn, true, ri->source_suffix, ri->source_suffix_len, opts);
+	append_source(buf, txn, lsn, true, "\"false\"", ri->source_suffix,
+				  ri->source_suffix_len, opts);
 	appendStringInfoChar(buf, ',');
 	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
 	optext[7] = (char) op;
 	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
+	append_ts_fields(buf, encoder_now(opts));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/*
+ * The record value of a snapshot read (op "r").  marker is the source's
+ * "snapshot" value (first, true, last, incremental, ...); lsn the slot's
+ * consistent point of an initial snapshot, 0 for an incremental one (whose
+ * reads carry no transaction id either: txn->xid is then invalid).
+ */
+void
+encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+						 CdcTxnState *txn, const char *marker, uint64 lsn,
+						 const CdcOptions *opts)
+{
+	char		quoted[40];
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
+	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
+	APPEND_LITERAL(buf, "{\"before\":null,\"after\":");
+	append_row(buf, ri, row, opts);
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
+				  ri->source_suffix, ri->source_suffix_len, opts);
+	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
 	append_ts_fields(buf, encoder_now(opts));
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
@@ -497,7 +540,7 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 	appendStringInfoString(buf, "{\"op\":\"m\",\"ts_ms\":");
 	append_int64(buf, floor_millis(now));
 	appendStringInfoChar(buf, ',');
-	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId,
+	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId, "\"false\"",
 				  no_table, sizeof(no_table) - 1, opts);
 	appendStringInfoChar(buf, ',');
 	append_transaction_block(buf, txn->xid != InvalidTransactionId ? txn : NULL,

@@ -83,7 +83,7 @@ static const char *const option_names[] = {
 	"hstore_handling_mode", "tombstones_on_delete", "skipped_operations",
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
-	"extended_headers_enabled", NULL
+	"extended_headers_enabled", "watermark_prefix", NULL
 };
 
 /*
@@ -385,6 +385,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->output_format = parse_word(elem, output_words);
 	else if (strcmp(name, "extended_headers_enabled") == 0)
 		opts->extended_headers = parse_boolean(elem);
+	else if (strcmp(name, "watermark_prefix") == 0)
+		opts->watermark_prefix = pstrdup(option_value(elem));
 	else
 		return false;
 	return true;

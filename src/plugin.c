@@ -541,9 +541,22 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 			   bool transactional, const char *prefix, Size sz, const char *message)
 {
 	CdcPluginState *state = ctx->output_plugin_private;
-	MemoryContext oldcxt = MemoryContextSwitchTo(state->change_cxt);
-	CdcTxnState *ts = transactional ? txn->output_plugin_private : standalone_state(state);
+	MemoryContext oldcxt;
+	CdcTxnState *ts;
 	CdcRecordOut ro;
+
+	/* the streaming worker's snapshot watermarks are for it alone */
+	if (state->opts.watermark_prefix != NULL &&
+		state->opts.output_format == CDC_OUTPUT_BINARY &&
+		strcmp(prefix, state->opts.watermark_prefix) == 0)
+	{
+		OutputPluginPrepareWrite(ctx, true);
+		recout_watermark(ctx->out, lsn, message, sz);
+		OutputPluginWrite(ctx, true);
+		return;
+	}
+	oldcxt = MemoryContextSwitchTo(state->change_cxt);
+	ts = transactional ? txn->output_plugin_private : standalone_state(state);
 
 	if (transactional)
 		txn_published(ctx, ts, lsn);

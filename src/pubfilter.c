@@ -286,6 +286,9 @@ pubfilter_build(Relation rel, List *publication_names, MemoryContext cxt)
 	if (publication_names == NIL)
 		return NULL;
 	pf = MemoryContextAllocZero(cxt, sizeof(CdcPubFilter));
+	/* the extension's own tables (its state, its snapshot queue) are not data */
+	if (strcmp(get_namespace_name(RelationGetNamespace(rel)), CDC_EXTENSION_SCHEMA) == 0)
+		return pf;
 	oldcxt = MemoryContextSwitchTo(cxt);
 	pubs = publishing_publications(pf, rel, load_publications(publication_names));
 	if (pf->pubinsert || pf->pubupdate || pf->pubdelete)
@@ -323,10 +326,11 @@ pubfilter_publishes_truncate(const CdcPubFilter *pf)
 	return pf == NULL || pf->pubtruncate;
 }
 
-bool
-pubfilter_has_column(const CdcPubFilter *pf, AttrNumber attnum)
+/* The publication's column list, or NULL when every column is published. */
+const Bitmapset *
+pubfilter_columns(const CdcPubFilter *pf)
 {
-	return pf == NULL || pf->columns == NULL || bms_is_member(attnum, pf->columns);
+	return pf == NULL ? NULL : pf->columns;
 }
 
 static bool

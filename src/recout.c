@@ -19,7 +19,8 @@
  *			(integers big-endian; a length of -1 is a null key or value;
  *			relid is the table's OID, 0 for messages and metadata),
  *			and 'C' end_lsn:u64 commit_time:i64 after the last record of a
- *			transaction (commit_time as PostgreSQL's TimestampTz).
+ *			transaction (commit_time as PostgreSQL's TimestampTz), and
+ *			'W' lsn:u64 len:u32 content for a snapshot watermark message.
  *
  * src/recout.c
  *
@@ -219,4 +220,14 @@ recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time)
 	put_u8(buf, CDC_FRAME_COMMIT);
 	put_u64(buf, end_lsn);
 	put_u64(buf, (uint64) commit_time);
+}
+
+/* Binary format only: a watermark of the worker's incremental snapshots. */
+void
+recout_watermark(StringInfo buf, uint64 lsn, const char *content, Size len)
+{
+	put_u8(buf, CDC_FRAME_WATERMARK);
+	put_u64(buf, lsn);
+	put_u32(buf, (uint32) len);
+	appendBinaryStringInfo(buf, content, len);
 }

@@ -134,7 +134,7 @@ default_expression(Relation rel, AttrNumber attnum)
 }
 
 static void
-build_columns(CdcRelInfo *ri, Relation rel)
+build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOptions *opts)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
@@ -148,16 +148,14 @@ build_columns(CdcRelInfo *ri, Relation rel)
 		/* pgoutput never sends dropped or generated columns */
 		if (att->attisdropped || att->attgenerated)
 			continue;
-		if (!pubfilter_has_column(ri->pubfilter, att->attnum))
+		if (only != NULL && !bms_is_member(att->attnum, only))
 			continue;
 		col = &ri->columns[ri->ncolumns++];
 		typemap_column_init(col, NameStr(att->attname), att->attnum,
-							att->atttypid, att->atttypmod, att->attnotnull,
-							relinfo_opts);
+							att->atttypid, att->atttypmod, att->attnotnull, opts);
 		if (att->atthasdef)
-			typemap_column_set_default(col, default_expression(rel, att->attnum),
-									   relinfo_opts);
-		typemap_column_set_fallback(col, relinfo_opts);
+			typemap_column_set_default(col, default_expression(rel, att->attnum), opts);
+		typemap_column_set_fallback(col, opts);
 	}
 }
 
@@ -252,12 +250,12 @@ append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field)
 }
 
 static void
-render_key_prefix(CdcRelInfo *ri)
+render_key_prefix(CdcRelInfo *ri, const CdcOptions *opts)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	if (relinfo_opts->schemas && ri->nkeys > 0)
+	if (opts->schemas && ri->nkeys > 0)
 	{
 		appendStringInfoString(&buf, "{\"schema\":{\"type\":\"struct\",\"fields\":[");
 		for (int i = 0; i < ri->nkeys; i++)
@@ -276,12 +274,12 @@ render_key_prefix(CdcRelInfo *ri)
 }
 
 static void
-render_value_prefix(CdcRelInfo *ri)
+render_value_prefix(CdcRelInfo *ri, const CdcOptions *opts)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	if (relinfo_opts->schemas)
+	if (opts->schemas)
 	{
 		appendStringInfoString(&buf, "{\"schema\":{\"type\":\"struct\",\"fields\":[");
 		append_row_schema(&buf, ri, "before");
@@ -299,7 +297,7 @@ render_value_prefix(CdcRelInfo *ri)
 }
 
 static void
-render_names(CdcRelInfo *ri, Relation rel)
+render_names(CdcRelInfo *ri, Relation rel, const CdcOptions *opts)
 {
 	StringInfoData buf;
 
@@ -308,7 +306,7 @@ render_names(CdcRelInfo *ri, Relation rel)
 	ri->data_collection = psprintf("%s.%s", ri->schemaname, ri->relname);
 
 	initStringInfo(&buf);
-	encoder_sanitize_topic(&buf, psprintf("%s.%s.%s", relinfo_opts->topic_prefix,
+	encoder_sanitize_topic(&buf, psprintf("%s.%s.%s", opts->topic_prefix,
 										  ri->schemaname, ri->relname));
 	ri->topic = buf.data;
 
@@ -319,6 +317,17 @@ render_names(CdcRelInfo *ri, Relation rel)
 	encoder_append_json_string(&buf, ri->relname, strlen(ri->relname));
 	ri->source_suffix = buf.data;
 	ri->source_suffix_len = buf.len;
+}
+
+/* Columns, keys and rendered schemas of rel (all but the publication filter). */
+static void
+build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOptions *opts)
+{
+	render_names(ri, rel, opts);
+	build_columns(ri, rel, only, opts);
+	build_keys(ri, rel);
+	render_key_prefix(ri, opts);
+	render_value_prefix(ri, opts);
 }
 
 static void
@@ -337,16 +346,33 @@ build_entry(CdcRelInfo *ri, Relation rel)
 		pubfilter_publishes(ri->pubfilter, REORDER_BUFFER_CHANGE_UPDATE) ||
 		pubfilter_publishes(ri->pubfilter, REORDER_BUFFER_CHANGE_DELETE) ||
 		pubfilter_publishes_truncate(ri->pubfilter);
-	render_names(ri, rel);
 	if (ri->published)
-	{
-		build_columns(ri, rel);
-		build_keys(ri, rel);
-		render_key_prefix(ri);
-		render_value_prefix(ri);
-	}
+		build_shape(ri, rel, pubfilter_columns(ri->pubfilter), relinfo_opts);
+	else
+		render_names(ri, rel, relinfo_opts);
 	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * A relation entry outside the cache, for reading a table (snapshots) with
+ * the current catalog: entries built while decoding use the historic
+ * catalog of each change and must not be mixed with it.  only: the
+ * publication's column list, or NULL for all columns.
+ */
+CdcRelInfo *
+relinfo_build_standalone(Relation rel, const Bitmapset *only, const CdcOptions *opts,
+						 MemoryContext cxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	CdcRelInfo *ri = palloc0(sizeof(CdcRelInfo));
+
+	ri->relid = RelationGetRelid(rel);
 	ri->valid = true;
+	ri->published = true;
+	ri->cxt = cxt;
+	build_shape(ri, rel, only, opts);
+	MemoryContextSwitchTo(oldcxt);
+	return ri;
 }
 
 /*
