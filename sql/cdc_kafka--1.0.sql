@@ -92,6 +92,61 @@ LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION cdc_kafka.skip_record(pg_lsn) IS
 	'Leave out the record Kafka refused at this LSN (see cdc_kafka.status) and resume streaming.';
 
+-- ---- snapshots ----------------------------------------------------------------------
+
+-- Requests for incremental snapshots and their progress (the worker's queue).
+CREATE TABLE cdc_kafka.snapshots (
+	id bigserial PRIMARY KEY,
+	table_oid oid NOT NULL,
+	table_name text NOT NULL,
+	kind text NOT NULL CHECK (kind IN ('incremental', 'resumed', 'startup')),
+	filter text,
+	requested_by regrole NOT NULL,
+	state text NOT NULL DEFAULT 'pending'
+		CHECK (state IN ('pending', 'running', 'done', 'cancelled', 'failed')),
+	last_key text[],
+	rows_sent bigint NOT NULL DEFAULT 0,
+	rows_estimated bigint,
+	requested_at timestamptz NOT NULL DEFAULT now(),
+	started_at timestamptz,
+	finished_at timestamptz,
+	error text
+);
+COMMENT ON TABLE cdc_kafka.snapshots IS
+	'Incremental snapshots: requested by cdc_kafka.snapshot(), an interrupted initial snapshot (resumed) or snapshot_mode always (startup).';
+COMMENT ON COLUMN cdc_kafka.snapshots.last_key IS
+	'The key of the last row Kafka acknowledged (text of each key column): the next chunk starts after it.';
+
+CREATE FUNCTION cdc_kafka.snapshot(VARIADIC tables regclass[])
+RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'cdc_kafka_snapshot'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.snapshot(regclass[]) IS
+	'Send the current rows of these captured tables as op "r" records while streaming goes on; returns the request ids.';
+
+CREATE FUNCTION cdc_kafka.snapshot(tbl regclass, filter text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'cdc_kafka_snapshot_where'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.snapshot(regclass, text) IS
+	'Send the current rows of a captured table that satisfy filter (a WHERE condition) as op "r" records; returns the request id.';
+
+CREATE FUNCTION cdc_kafka.cancel_snapshot(id bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'cdc_kafka_cancel_snapshot'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION cdc_kafka.cancel_snapshot(bigint) IS
+	'Stop an incremental snapshot that is pending or running; false if it was not.';
+
+CREATE VIEW cdc_kafka.snapshot_progress AS
+	SELECT id, table_name, kind, state, filter, rows_sent, rows_estimated,
+		CASE WHEN state = 'done' THEN 100
+			WHEN rows_estimated > 0 THEN least(99, round(100.0 * rows_sent / rows_estimated))
+		END AS percent,
+		requested_by, requested_at, started_at, finished_at, error
+	FROM cdc_kafka.snapshots ORDER BY id;
+COMMENT ON VIEW cdc_kafka.snapshot_progress IS 'Incremental snapshots, newest last, with their progress.';
+
 -- ---- views ------------------------------------------------------------------------------
 
 CREATE FUNCTION cdc_kafka.worker_status(
@@ -102,7 +157,8 @@ CREATE FUNCTION cdc_kafka.worker_status(
 	OUT inflight_records bigint, OUT inflight_bytes bigint,
 	OUT retries bigint, OUT last_ack_time timestamptz,
 	OUT last_error text, OUT last_error_time timestamptz, OUT broker text,
-	OUT blocked_table text, OUT blocked_key text, OUT blocked_lsn pg_lsn)
+	OUT blocked_table text, OUT blocked_key text, OUT blocked_lsn pg_lsn,
+	OUT snapshot_table text, OUT snapshot_rows bigint, OUT snapshot_rows_estimated bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'cdc_kafka_worker_status'
 LANGUAGE C VOLATILE STRICT;
@@ -115,7 +171,8 @@ CREATE VIEW cdc_kafka.status AS
 		END AS lag_bytes,
 		lag_seconds, records_sent, bytes_sent, inflight_records, inflight_bytes,
 		retries, last_ack_time, last_error, last_error_time, broker,
-		blocked_table, blocked_key, blocked_lsn
+		blocked_table, blocked_key, blocked_lsn,
+		snapshot_table, snapshot_rows, snapshot_rows_estimated
 	FROM cdc_kafka.worker_status();
 COMMENT ON VIEW cdc_kafka.status IS 'One row per streaming worker (per database of cdc_kafka.databases).';
 
@@ -135,6 +192,7 @@ COMMENT ON VIEW cdc_kafka.table_stats IS
 
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cdc_kafka FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cdc_kafka.debezium_version() TO PUBLIC;
-REVOKE ALL ON cdc_kafka.worker_state, cdc_kafka.status, cdc_kafka.table_stats FROM PUBLIC;
-GRANT SELECT ON cdc_kafka.status, cdc_kafka.table_stats TO pg_monitor;
+REVOKE ALL ON cdc_kafka.worker_state, cdc_kafka.status, cdc_kafka.table_stats,
+	cdc_kafka.snapshots, cdc_kafka.snapshot_progress FROM PUBLIC;
+GRANT SELECT ON cdc_kafka.status, cdc_kafka.table_stats, cdc_kafka.snapshot_progress TO pg_monitor;
 GRANT EXECUTE ON FUNCTION cdc_kafka.worker_status(), cdc_kafka.table_counters() TO pg_monitor;

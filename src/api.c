@@ -37,6 +37,7 @@
 #include "utils/regproc.h"
 #include "utils/timestamp.h"
 
+#include "cdc_kafka.h"
 #include "worker.h"
 
 PG_FUNCTION_INFO_V1(cdc_kafka_start);
@@ -150,6 +151,8 @@ state_name(CdcWorkerState state)
 			return "waiting";
 		case CDC_STATE_STOPPED:
 			return "stopped";
+		case CDC_STATE_SNAPSHOT:
+			return "snapshot";
 		case CDC_STATE_STREAMING:
 			return "streaming";
 		case CDC_STATE_BLOCKED:
@@ -241,7 +244,8 @@ tables_result(FunctionCallInfo fcinfo)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	SPI_connect();
 	SPI_execute_with_args("SELECT format('%I.%I', schemaname, tablename)::regclass "
-						  "FROM pg_publication_tables WHERE pubname = $1 ORDER BY 1::text",
+						  "FROM pg_publication_tables WHERE pubname = $1 "
+						  "AND schemaname <> '" CDC_EXTENSION_SCHEMA "' ORDER BY 1::text",
 						  1, types, values, NULL, true, 0);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -518,13 +522,15 @@ time_or_null(TimestampTz t, bool *isnull)
 	return TimestampTzGetDatum(t);
 }
 
+#define STATUS_COLUMNS 25
+
 static void
 status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	int			i = 0;
 
-	memset(n, 0, sizeof(bool) * 22);
+	memset(n, 0, sizeof(bool) * STATUS_COLUMNS);
 	v[i++] = DirectFunctionCall1(namein, CStringGetDatum(ws->dbname));
 	v[i] = Int32GetDatum(ws->pid);
 	n[i++] = ws->pid == 0;
@@ -561,6 +567,14 @@ status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 	v[i] = text_or_null(ws->blocked_key, &n[i]);
 	i++;
 	v[i] = lsn_or_null(ws->blocked_lsn, &n[i]);
+	i++;
+	v[i] = text_or_null(ws->snapshot_table, &n[i]);
+	i++;
+	v[i] = Int64GetDatum(ws->snapshot_rows);
+	n[i] = ws->snapshot_table[0] == '\0';
+	i++;
+	v[i] = Int64GetDatum(ws->snapshot_rows_estimated);
+	n[i] = ws->snapshot_table[0] == '\0';
 }
 
 Datum
@@ -573,8 +587,8 @@ cdc_kafka_worker_status(PG_FUNCTION_ARGS)
 	for (int i = 0; i < CDC_MAX_WORKERS; i++)
 	{
 		CdcWorkerStatus copy;
-		Datum		values[22];
-		bool		nulls[22];
+		Datum		values[STATUS_COLUMNS];
+		bool		nulls[STATUS_COLUMNS];
 
 		if (!cdc_shared->workers[i].in_use)
 			continue;

@@ -25,6 +25,7 @@
 #include "utils/varlena.h"
 
 #include "cdc_kafka.h"
+#include "snapshot.h"
 #include "worker.h"
 
 char	   *cdc_databases = NULL;
@@ -92,6 +93,16 @@ static const struct config_enum_entry interval_modes[] = {
 static const struct config_enum_entry hstore_modes[] = {
 	{"json", CDC_HSTORE_JSON, false},
 	{"map", CDC_HSTORE_MAP, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry snapshot_modes[] = {
+	{"initial", CDC_SNAPSHOT_INITIAL, false},
+	{"initial_only", CDC_SNAPSHOT_INITIAL_ONLY, false},
+	{"no_data", CDC_SNAPSHOT_NO_DATA, false},
+	{"never", CDC_SNAPSHOT_NO_DATA, true},	/* Debezium's older name */
+	{"always", CDC_SNAPSHOT_ALWAYS, false},
+	{"when_needed", CDC_SNAPSHOT_WHEN_NEEDED, false},
 	{NULL, 0, false}
 };
 
@@ -304,11 +315,29 @@ define_flow_settings(void)
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 }
 
+static void
+define_snapshot_settings(void)
+{
+	DefineCustomEnumVariable("cdc_kafka.snapshot_mode",
+							 "When existing rows are sent: initial, initial_only, no_data, always, when_needed (Debezium's snapshot.mode).",
+							 NULL, &cdc_snapshot_mode, CDC_SNAPSHOT_INITIAL, snapshot_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.snapshot_fetch_size",
+							"Rows fetched at a time by the initial snapshot (rows in memory at once).",
+							NULL, &cdc_snapshot_fetch_size, 10240, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.incremental_snapshot_chunk_size",
+							"Rows per chunk of an incremental snapshot (Debezium's incremental.snapshot.chunk.size).",
+							NULL, &cdc_incremental_chunk_size, 1024, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
 void
 cdcguc_define(void)
 {
 	define_connection_settings();
 	define_format_settings();
 	define_flow_settings();
+	define_snapshot_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
 }

@@ -21,6 +21,9 @@
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
@@ -176,6 +179,35 @@ cdcshm_set_error(CdcWorkerStatus *ws, const char *message)
 	strlcpy(ws->last_error, message, CDC_TEXT_LEN);
 	ws->last_error_time = now;
 	SpinLockRelease(&ws->mutex);
+}
+
+void
+cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows, int64 estimated)
+{
+	SpinLockAcquire(&ws->mutex);
+	if (table != NULL)
+		strlcpy(ws->snapshot_table, table, CDC_TEXT_LEN);
+	ws->snapshot_rows = rows;
+	ws->snapshot_rows_estimated = estimated;
+	SpinLockRelease(&ws->mutex);
+}
+
+/* Set the worker's latch (it looks at its commands and requests). */
+void
+cdcshm_wake(CdcWorkerStatus *ws)
+{
+	pid_t		pid;
+
+	SpinLockAcquire(&ws->mutex);
+	pid = ws->latch_owner;
+	SpinLockRelease(&ws->mutex);
+	if (pid != 0)
+	{
+		PGPROC	   *proc = BackendPidGetProc(pid);
+
+		if (proc != NULL)
+			SetLatch(&proc->procLatch);
+	}
 }
 
 /* ---- per-table counters ----------------------------------------------------- */

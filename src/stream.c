@@ -48,6 +48,7 @@
 #include "cdc_kafka.h"
 #include "compat.h"
 #include "producer.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "watermark.h"
 #include "worker.h"
@@ -244,44 +245,104 @@ handle_commit(CdcStream *s, const unsigned char *p)
 	s->in_txn = false;
 }
 
+/* Ticket seq of records that confirm nothing (snapshot reads, heartbeats). */
+#define UNTRACKED_SEQ	PG_UINT64_MAX
+
+/*
+ * Hand one decoded record to Kafka.  A tracked record belongs to the open
+ * watermark transaction (opened here if none is); an untracked one only
+ * counts as in flight.
+ */
+static void
+produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
+			   size_t len, bool tracked)
+{
+	CdcTicket  *t;
+	rd_kafka_resp_err_t err;
+
+	wait_for_room(s, len);
+	if (s->blocked)
+		return;
+	if (tracked && !s->in_txn)
+	{
+		s->txn_seq = watermark_begin(&s->wm);
+		s->in_txn = true;
+	}
+	if (tracked)
+		watermark_sent(&s->wm, s->txn_seq);
+	t = MemoryContextAlloc(TopMemoryContext, sizeof(CdcTicket));
+	t->seq = tracked ? s->txn_seq : UNTRACKED_SEQ;
+	t->lsn = lsn;
+	t->lsn_index = s->lsn_index;
+	t->relid = relid;
+	t->bytes = (int32) len;
+	err = producer_send(s->producer, rec, t);
+	if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+	{
+		block_on(s, t, rec->topic, rec->key, rec->keylen, err);
+		pfree(t);
+		return;
+	}
+	s->inflight_bytes += len;
+	s->inflight_records++;
+}
+
 static void
 handle_record(CdcStream *s, const unsigned char *p, size_t len)
 {
 	CdcOutRecord rec;
 	XLogRecPtr	lsn;
 	Oid			relid;
-	CdcTicket  *t;
-	rd_kafka_resp_err_t err;
 
 	parse_record(p, &rec, &lsn, &relid, &s->scratch);
 	s->lsn_index = (lsn == s->last_lsn) ? s->lsn_index + 1 : 0;
 	s->last_lsn = lsn;
 	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
 		return;
-	wait_for_room(s, len);
-	if (s->blocked)
-		return;
+	/* a change inside an incremental snapshot's window supersedes its read */
+	snapshot_saw_change(relid, rec.key, rec.keylen);
+	produce_record(s, &rec, lsn, relid, len, true);
+}
+
+/*
+ * Produce a record framed like the plugin's (snapshot reads).  tracked:
+ * part of the open watermark transaction (see stream_end_unit); otherwise
+ * it confirms nothing and only counts as in flight.
+ */
+void
+stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked)
+{
+	CdcOutRecord rec;
+	XLogRecPtr	lsn;
+	Oid			relid;
+
+	parse_record((const unsigned char *) frame->data, &rec, &lsn, &relid, &s->scratch);
+	s->lsn_index = 0;
+	produce_record(s, &rec, lsn, relid, frame->len, tracked);
+}
+
+/* Close the open watermark transaction (if any) at end_lsn. */
+void
+stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time)
+{
 	if (!s->in_txn)
-	{
-		s->txn_seq = watermark_begin(&s->wm);
-		s->in_txn = true;
-	}
-	watermark_sent(&s->wm, s->txn_seq);
-	t = MemoryContextAlloc(TopMemoryContext, sizeof(CdcTicket));
-	t->seq = s->txn_seq;
-	t->lsn = lsn;
-	t->lsn_index = s->lsn_index;
-	t->relid = relid;
-	t->bytes = (int32) len;
-	err = producer_send(s->producer, &rec, t);
-	if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
-	{
-		block_on(s, t, rec.topic, rec.key, rec.keylen, err);
-		pfree(t);
 		return;
+	s->commit_times[s->txn_seq % WATERMARK_CAPACITY] = commit_time;
+	watermark_close(&s->wm, s->txn_seq, end_lsn);
+	s->in_txn = false;
+}
+
+/* Wait until Kafka acknowledged everything in flight (or a record is refused). */
+void
+stream_drain(CdcStream *s)
+{
+	while (s->inflight_records > 0 && !s->blocked)
+	{
+		producer_poll(s->producer, 100);
+		check_producer(s);
+		stream_publish_status(s, false);
+		CHECK_FOR_INTERRUPTS();
 	}
-	s->inflight_bytes += len;
-	s->inflight_records++;
 }
 
 /* The plugin wrote one frame: a record to produce or the end of a transaction. */
@@ -295,6 +356,8 @@ stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid, boo
 		return;					/* the session restarts from before the refused record */
 	if (p[0] == CDC_FRAME_COMMIT)
 		handle_commit(s, p);
+	else if (p[0] == CDC_FRAME_WATERMARK)
+		snapshot_watermark(s, get_u64(p + 1), (const char *) p + 13, get_u32(p + 9));
 	else
 		handle_record(s, p, ctx->out->len);
 }
@@ -331,7 +394,8 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
 	s->inflight_records--;
 	if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
 	{
-		watermark_acked(&s->wm, t->seq);
+		if (t->seq != UNTRACKED_SEQ)
+			watermark_acked(&s->wm, t->seq);
 		s->records_sent++;
 		s->bytes_sent += t->bytes;
 		s->last_ack_time = GetCurrentTimestamp();
@@ -448,6 +512,22 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 		before_shmem_exit(stream_exit_hook, 0);
 		exit_hook_registered = true;
 	}
+	s->last_save = GetCurrentTimestamp();
+	MemoryContextSwitchTo(oldcxt);
+	if (!cfg->defer_decoding)
+		stream_start_decoding(s, cfg);
+	return s;
+}
+
+/*
+ * Start decoding the slot at its restart point (stream_open does it unless
+ * told to wait, as an initial snapshot does: its records go first).  Must
+ * run outside a transaction, so decoding does not hold back vacuum.
+ */
+void
+stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(s->cxt);
 
 	s->ctx = CreateDecodingContext(InvalidXLogRecPtr, decoding_options(cfg), false,
 								   XL_ROUTINE(.page_read = read_local_xlog_page,
@@ -457,9 +537,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->ctx->output_writer_private = s;
 	XLogBeginRead(s->ctx->reader, MyReplicationSlot->data.restart_lsn);
 	InvalidateSystemCaches();
-	s->last_save = GetCurrentTimestamp();
 	MemoryContextSwitchTo(oldcxt);
-	return s;
 }
 
 /* Publish the acknowledged per-table counts to shared memory. */
@@ -590,7 +668,7 @@ stream_confirm(CdcStream *s, bool force)
 	 * records are still being written.
 	 */
 	if (!s->blocked && !s->in_txn && !s->decoding && watermark_idle(&s->wm) &&
-		s->ctx->reader->EndRecPtr > lsn)
+		s->ctx != NULL && s->ctx->reader->EndRecPtr > lsn)
 		lsn = s->ctx->reader->EndRecPtr;
 	if (lsn > s->confirmed)
 	{

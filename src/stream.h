@@ -34,6 +34,7 @@ typedef struct CdcStreamConfig
 	const char *option_values[CDC_MAX_STREAM_OPTIONS];
 	XLogRecPtr	skip_lsn;		/* a refused record to leave out, or 0 */
 	int			skip_index;
+	bool		defer_decoding;	/* stream_start_decoding later */
 } CdcStreamConfig;
 
 typedef struct CdcStream
@@ -86,11 +87,15 @@ typedef struct CdcStream
 } CdcStream;
 
 extern CdcStream *stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg);
+extern void stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg);
 extern void stream_close(CdcStream *s, int flush_ms);
 extern bool stream_read(CdcStream *s, int max_ms);
 extern void stream_poll(CdcStream *s, int timeout_ms);
 extern void stream_confirm(CdcStream *s, bool force);
 extern void stream_heartbeat(CdcStream *s, const CdcOptions *opts);
+extern void stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked);
+extern void stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time);
+extern void stream_drain(CdcStream *s);
 extern void stream_publish_status(CdcStream *s, bool all);
 
 #endif							/* CDC_KAFKA_STREAM_H */

@@ -31,6 +31,7 @@
 #include "postmaster/interrupt.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
+#include "storage/lwlock.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
@@ -42,6 +43,7 @@
 #include "utils/varlena.h"
 
 #include "cdc_kafka.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "worker.h"
 
@@ -54,6 +56,9 @@
 
 static CdcWorkerStatus *MyStatus = NULL;
 static char last_logged[CDC_TEXT_LEN];
+static char *session_fingerprint = NULL;
+/* snapshot_mode always: the snapshot of this process's first session is taken */
+static bool startup_snapshot_done = false;
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -320,22 +325,12 @@ ensure_slot(const char *slot)
 	ereport(LOG, (errmsg("cdc_kafka created replication slot \"%s\"", slot)));
 }
 
-/* Publication and slot; false (state set) if the publication cannot be had. */
+/* The publication; false (state set) if it cannot be had. */
 static bool
-prepare_objects(const char *slot)
+prepare_publication(void)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	bool		ok;
-
-	/* the slot must be created in its own transaction, before any write */
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	ensure_slot(slot);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	MemoryContextSwitchTo(cxt);
 
 	StartTransactionCommand();
 	SPI_connect();
@@ -351,6 +346,56 @@ prepare_objects(const char *slot)
 						   cdc_publication_name),
 				  WARNING);
 	return ok;
+}
+
+/* A slot without a snapshot (snapshot_mode no_data), in its own transaction. */
+static void
+create_plain_slot(const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	ensure_slot(slot);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+}
+
+typedef enum SlotCondition
+{
+	SLOT_MISSING,
+	SLOT_VALID,
+	SLOT_INVALID				/* invalidated: its WAL is gone */
+} SlotCondition;
+
+static SlotCondition
+slot_condition(const char *slot)
+{
+	SlotCondition result = SLOT_MISSING;
+	ReplicationSlot *rs;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	rs = SearchNamedReplicationSlot(slot, false);
+	if (rs != NULL)
+	{
+		SpinLockAcquire(&rs->mutex);
+		result = (XLogRecPtrIsInvalid(rs->data.restart_lsn) ||
+				  !XLogRecPtrIsInvalid(rs->data.invalidated_at)) ? SLOT_INVALID : SLOT_VALID;
+		SpinLockRelease(&rs->mutex);
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	return result;
+}
+
+static void
+drop_slot(const char *slot, const char *why)
+{
+	ReplicationSlotDrop(slot, true);
+	snapshot_forget_initial(slot);
+	ereport(LOG, (errmsg("cdc_kafka dropped replication slot \"%s\": %s", slot, why)));
 }
 
 /* ---- a session --------------------------------------------------------------------- */
@@ -397,6 +442,7 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "unavailable_value_placeholder", cdc_unavailable_placeholder);
 	add_option(cfg, "money_fraction_digits", psprintf("%d", cdc_money_fraction_digits));
 	add_option(cfg, "extended_headers_enabled", bool_text(cdc_extended_headers));
+	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
 	SpinLockAcquire(&MyStatus->mutex);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
@@ -496,6 +542,7 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 	while (!session_should_end(s, fingerprint))
 	{
 		bool		caught_up;
+		bool		busy;
 
 		/* whatever a pass allocates is gone by the next one */
 		MemoryContextSwitchTo(passcxt);
@@ -504,6 +551,7 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 
 		stream_poll(s, 0);
 		stream_confirm(s, false);
+		busy = snapshot_step(s);
 		if (cdc_heartbeat_interval_ms > 0 &&
 			TimestampDifferenceExceeds(last_heartbeat, GetCurrentTimestamp(),
 									   cdc_heartbeat_interval_ms))
@@ -512,7 +560,7 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 			last_heartbeat = GetCurrentTimestamp();
 		}
 		stream_publish_status(s, false);
-		if (!caught_up)
+		if (!caught_up || busy)
 			continue;
 		/* caught up: wait for WAL; with records in flight, for their reports */
 		if (s->inflight_records > 0)
@@ -527,34 +575,130 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 	MemoryContextDelete(passcxt);
 }
 
+/* Does the initial snapshot have to stop?  (A command, changed settings.) */
+static bool
+snapshot_interrupted(void)
+{
+	CdcCommand	cmd = take_command();
+
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+		if (strcmp(session_fingerprint, config_fingerprint()) != 0)
+			return true;
+	}
+	return cmd != CDC_CMD_NONE;
+}
+
+/* snapshot_mode initial_only: the snapshot is all; no slot is kept. */
+static void
+finish_initial_only(CdcStream *s, const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	stream_close(s, SESSION_FLUSH_MS);
+	drop_slot(slot, "snapshot_mode is initial_only");
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_execute("UPDATE cdc_kafka.worker_state SET enabled = false", false, 0);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	set_state(CDC_STATE_STOPPED,
+			  "initial snapshot done; snapshot_mode initial_only does not stream "
+			  "(cdc_kafka.start() takes a new snapshot)", LOG);
+}
+
+/*
+ * Open the session as cdc_kafka.snapshot_mode says, taking the initial
+ * snapshot if the slot is new.  NULL: no streaming now (state set).
+ */
+static CdcStream *
+open_session(CdcStreamConfig *cfg, const char *slot)
+{
+	SlotCondition cond = slot_condition(slot);
+	CdcStream  *s;
+
+	if (cond == SLOT_INVALID && cdc_snapshot_mode == CDC_SNAPSHOT_WHEN_NEEDED)
+	{
+		drop_slot(slot, "it was invalidated, and snapshot_mode when_needed takes a new snapshot");
+		cond = SLOT_MISSING;
+	}
+	if (cond == SLOT_VALID && cdc_snapshot_mode == CDC_SNAPSHOT_INITIAL_ONLY)
+	{
+		/* an unfinished initial_only snapshot starts over */
+		if (!snapshot_initial_pending(slot))
+		{
+			set_state(CDC_STATE_STOPPED, "snapshot_mode initial_only does not stream", LOG);
+			return NULL;
+		}
+		drop_slot(slot, "its initial_only snapshot was interrupted and starts over");
+		cond = SLOT_MISSING;
+	}
+	if (cond == SLOT_MISSING && cdc_snapshot_mode == CDC_SNAPSHOT_NO_DATA)
+	{
+		snapshot_forget_initial(slot);
+		create_plain_slot(slot);
+	}
+	else if (cond == SLOT_MISSING)
+	{
+		snapshot_forget_initial(slot);
+		s = snapshot_initial(MyStatus, cfg, cdc_publication_name, snapshot_interrupted);
+		if (s != NULL && cdc_snapshot_mode == CDC_SNAPSHOT_INITIAL_ONLY)
+		{
+			finish_initial_only(s, slot);
+			return NULL;
+		}
+		startup_snapshot_done = true;
+		return s;
+	}
+	else if (snapshot_initial_pending(slot))
+		snapshot_resume_initial(slot);
+	if (cdc_snapshot_mode == CDC_SNAPSHOT_ALWAYS && !startup_snapshot_done)
+		snapshot_request_all(cdc_publication_name);
+	startup_snapshot_done = true;
+	return stream_open(MyStatus, cfg);
+}
+
 static void
 run_session(void)
 {
 	char	   *slot = slot_name();
-	char	   *fingerprint = config_fingerprint();
 	CdcStreamConfig cfg;
 	CdcStream  *s;
 
-	if (!prepare_objects(slot))
+	if (session_fingerprint != NULL)
+		pfree(session_fingerprint);
+	session_fingerprint = MemoryContextStrdup(TopMemoryContext, config_fingerprint());
+	if (!prepare_publication())
 		return;
 	(void) take_command();		/* whatever was asked before now is done by starting */
 	build_config(&cfg, slot);
 	publish_names(slot);
-	s = stream_open(MyStatus, &cfg);
+	s = open_session(&cfg, slot);
 	if (s == NULL)
 	{
-		set_state(CDC_STATE_SLOT_LOST,
-				  psprintf("replication slot \"%s\" was invalidated (max_slot_wal_keep_size): "
-						   "changes after its last position are gone; drop it with "
-						   "cdc_kafka.drop_slot() and start again (a new slot needs a new snapshot)",
-						   slot),
-				  WARNING);
-		cdcshm_set_error(MyStatus, MyStatus->detail);
+		if (slot_condition(slot) == SLOT_INVALID)
+		{
+			set_state(CDC_STATE_SLOT_LOST,
+					  psprintf("replication slot \"%s\" was invalidated (max_slot_wal_keep_size): "
+							   "changes after its last position are gone; drop it with "
+							   "cdc_kafka.drop_slot() and start again (a new slot takes a new snapshot), "
+							   "or set cdc_kafka.snapshot_mode = when_needed",
+							   slot),
+					  WARNING);
+			cdcshm_set_error(MyStatus, MyStatus->detail);
+		}
 		return;
 	}
 	set_state(CDC_STATE_STREAMING, psprintf("streaming slot \"%s\" to %s", slot,
 											cdc_bootstrap_servers), LOG);
-	stream_until_done(s, fingerprint);
+	snapshot_session_start(s, &cfg);
+	stream_until_done(s, session_fingerprint);
+	snapshot_session_end();
 	if (s->blocked)
 	{
 		stream_close(s, 0);

@@ -73,6 +73,7 @@ typedef enum CdcWorkerState
 	CDC_STATE_STARTING,
 	CDC_STATE_WAITING,			/* for the extension, a setting, the plugin allow-list */
 	CDC_STATE_STOPPED,			/* cdc_kafka.stop() */
+	CDC_STATE_SNAPSHOT,			/* the initial snapshot of a new slot */
 	CDC_STATE_STREAMING,
 	CDC_STATE_BLOCKED,			/* a record Kafka refused for good */
 	CDC_STATE_SLOT_LOST,		/* slot invalidated: needs an operator */
@@ -121,6 +122,10 @@ typedef struct CdcWorkerStatus
 	XLogRecPtr	blocked_lsn;
 	XLogRecPtr	skip_lsn;		/* set by skip_record(): skip the record there */
 	int			skip_index;		/* which of the records at that LSN */
+	/* the snapshot being read: initial, or the incremental one in progress */
+	char		snapshot_table[CDC_TEXT_LEN];
+	int64		snapshot_rows;
+	int64		snapshot_rows_estimated;
 	CdcCommand	command;
 	bool		command_done;
 	pid_t		latch_owner;	/* process whose latch a command should set */
@@ -142,6 +147,9 @@ extern CdcWorkerStatus *cdcshm_claim_worker(const char *dbname);
 extern void cdcshm_release_worker(CdcWorkerStatus *ws);
 extern void cdcshm_set_state(CdcWorkerStatus *ws, CdcWorkerState state, const char *detail);
 extern void cdcshm_set_error(CdcWorkerStatus *ws, const char *message);
+extern void cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows,
+										 int64 estimated);
+extern void cdcshm_wake(CdcWorkerStatus *ws);
 extern void cdcshm_table_stats_add(Oid dboid, Oid relid, int64 records, int64 bytes,
 								   TimestampTz when);
 extern int	cdcshm_table_stats_snapshot(Oid dboid, Oid **relids, int64 **records,

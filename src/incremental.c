@@ -1,0 +1,1042 @@
+/*-------------------------------------------------------------------------
+ *
+ * incremental.c
+ *		Incremental snapshots: re-read tables while streaming goes on, and
+ *		the SQL functions that ask for them.
+ *
+ * cdc_kafka.snapshot() records a request in cdc_kafka.snapshots; the
+ * worker's streaming session picks requests up in order and reads each
+ * table in key-ordered chunks of cdc_kafka.incremental_snapshot_chunk_size
+ * rows, following DBLog (as Debezium's incremental snapshots do):
+ *
+ *	1. write a low watermark (a non-transactional logical decoding message
+ *	   with a token naming the chunk) and flush it;
+ *	2. wait until the transactions running then have ended, or have shown
+ *	   they are not committing: a transaction whose commit record precedes
+ *	   the low watermark must be visible to the read, or its change would
+ *	   be streamed before the window and then overwritten by an older row;
+ *	3. read the chunk (as the role that asked, with its row filter) and
+ *	   write the high watermark;
+ *	4. decoding goes on meanwhile: once it passes the low watermark, any
+ *	   change to a key of the chunk drops that key's row from the chunk
+ *	   (the change is as new or newer);
+ *	5. when decoding reaches the high watermark, the rows left go to
+ *	   Kafka as op "r" records with source.snapshot "incremental", in the
+ *	   stream's order, then decoding goes on.
+ *
+ * So for every key, the last record in the topic is the current row.  A
+ * chunk's progress (the last key read) is written to cdc_kafka.snapshots
+ * once Kafka acknowledged the chunk and the slot moved past it; a restart
+ * repeats at most the chunks in flight.
+ *
+ * src/incremental.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "parser/parser.h"
+#include "replication/message.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "snapshot.h"
+#include "worker.h"
+
+PG_FUNCTION_INFO_V1(cdc_kafka_snapshot);
+PG_FUNCTION_INFO_V1(cdc_kafka_snapshot_where);
+PG_FUNCTION_INFO_V1(cdc_kafka_cancel_snapshot);
+
+/* How long to wait for a running transaction that has not committed. */
+#define XID_GRACE_MS		2000
+/* How often an idle session looks for new requests. */
+#define REQUEST_POLL_MS		1000
+
+typedef enum ChunkPhase
+{
+	CHUNK_NONE,					/* no chunk: look for work */
+	CHUNK_WAIT_XIDS,			/* low watermark written, transactions to wait for */
+	CHUNK_READ,					/* read, high watermark written: decoding will emit */
+} ChunkPhase;
+
+/* One row of the chunk: its key (to compare with changes) and its record. */
+typedef struct ChunkRow
+{
+	char	   *key;
+	int			keylen;
+	int			next;			/* next row with the same key hash, or -1 */
+	bool		dropped;
+	StringInfoData frame;
+} ChunkRow;
+
+typedef struct KeyHashEntry
+{
+	uint64		hash;
+	int			row;			/* first row with this hash, or -1 */
+} KeyHashEntry;
+
+/* A chunk sent but not yet acknowledged: what to record once it is. */
+typedef struct PendingProgress
+{
+	XLogRecPtr	hw_end;
+	int64		job;
+	ArrayType  *last_key;		/* NULL: nothing read */
+	int64		rows;
+	bool		table_done;
+} PendingProgress;
+
+/* The engine of one streaming session. */
+typedef struct IncState
+{
+	MemoryContext cxt;			/* the session's */
+	MemoryContext jobcxt;		/* reset per job */
+	MemoryContext chunkcxt;		/* reset per chunk */
+	CdcStream  *s;
+	CdcOptions	opts;
+	TimestampTz next_poll;
+
+	/* the job (a row of cdc_kafka.snapshots) */
+	int64		job;
+	Oid			relid;
+	Oid			role;
+	TableReader *reader;
+	ArrayType  *last_key;		/* where the next chunk starts, or NULL */
+	int64		rows_sent;
+
+	/* the chunk */
+	ChunkPhase	phase;
+	char		token[64];
+	uint64		chunk_no;
+	XLogRecPtr	lw_lsn;			/* the low watermark: the LSN of the chunk's records */
+	TransactionId *xids;
+	int			nxids;
+	TimestampTz wait_start;
+	bool		window_open;
+	HTAB	   *seen;			/* key hashes changed in the window before the read */
+	HTAB	   *index;			/* key hash -> first ChunkRow */
+	ChunkRow   *rows;
+	int			nrows;
+	ArrayType  *chunk_last_key;
+	bool		chunk_is_last;
+	XLogRecPtr	hw_end;
+
+	List	   *pending;		/* PendingProgress, oldest first */
+} IncState;
+
+static IncState *inc = NULL;
+
+/* ---- requests: the cdc_kafka.snapshots table -------------------------------------- */
+
+/* Run fn in a transaction of its own, with SPI connected. */
+static void
+in_transaction(void (*fn) (void *), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	SetCurrentStatementStartTimestamp();	/* now() in the statements */
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	fn(arg);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+}
+
+typedef struct JobEnd
+{
+	int64		job;
+	const char *state;
+	const char *error;
+} JobEnd;
+
+static void
+end_job_sql(void *arg)
+{
+	JobEnd	   *je = arg;
+	Oid			types[3] = {INT8OID, TEXTOID, TEXTOID};
+	Datum		values[3] = {Int64GetDatum(je->job), CStringGetTextDatum(je->state),
+	(Datum) 0};
+	char		nulls[3] = {' ', ' ', 'n'};
+
+	if (je->error != NULL)
+	{
+		values[2] = CStringGetTextDatum(je->error);
+		nulls[2] = ' ';
+	}
+	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET state = $2, error = $3, finished_at = now() "
+						  "WHERE id = $1 AND state IN ('pending', 'running')",
+						  3, types, values, nulls, false, 0);
+}
+
+static void
+forget_job(void)
+{
+	inc->job = 0;
+	inc->reader = NULL;
+	inc->last_key = NULL;
+	inc->phase = CHUNK_NONE;
+	inc->window_open = false;
+	inc->seen = NULL;
+	inc->index = NULL;
+	inc->nrows = 0;
+	MemoryContextReset(inc->chunkcxt);
+	MemoryContextReset(inc->jobcxt);
+	cdcshm_set_snapshot_progress(inc->s->ws, "", 0, 0);
+}
+
+/* End the job with a final state; error (for "failed") says why. */
+static void
+end_job(const char *state, const char *error)
+{
+	JobEnd		je = {inc->job, state, error};
+
+	if (error != NULL)
+		ereport(WARNING,
+				(errmsg("cdc_kafka: incremental snapshot %lld of %s failed: %s",
+						(long long) inc->job, inc->reader ? inc->reader->from : "?", error)));
+	in_transaction(end_job_sql, &je);
+	forget_job();
+}
+
+typedef struct JobRow
+{
+	bool		found;
+	bool		cancelled;
+	int64		id;
+	Oid			relid;
+	Oid			role;
+	char	   *filter;
+	ArrayType  *last_key;
+	int64		rows;
+} JobRow;
+
+static void
+next_job_sql(void *arg)
+{
+	JobRow	   *jr = arg;
+	bool		isnull;
+	TupleDesc	desc;
+	HeapTuple	tup;
+	MemoryContext old;
+
+	SPI_execute("SELECT id, table_oid, requested_by, filter, last_key, rows_sent "
+				"FROM cdc_kafka.snapshots WHERE state IN ('pending', 'running') "
+				"ORDER BY id LIMIT 1", true, 1);
+	if (SPI_processed == 0)
+		return;
+	desc = SPI_tuptable->tupdesc;
+	tup = SPI_tuptable->vals[0];
+	old = MemoryContextSwitchTo(inc->jobcxt);
+	jr->found = true;
+	jr->id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	jr->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+	jr->role = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+	jr->filter = SPI_getvalue(tup, desc, 4);
+	{
+		Datum		d = SPI_getbinval(tup, desc, 5, &isnull);
+
+		jr->last_key = isnull ? NULL : DatumGetArrayTypePCopy(d);
+	}
+	jr->rows = DatumGetInt64(SPI_getbinval(tup, desc, 6, &isnull));
+	MemoryContextSwitchTo(old);
+	SPI_execute(psprintf("UPDATE cdc_kafka.snapshots SET state = 'running', "
+						 "started_at = coalesce(started_at, now()) WHERE id = " INT64_FORMAT,
+						 jr->id), false, 0);
+}
+
+/* The publication's column list and row filter of the job's table. */
+static SnapTable *
+find_captured(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, captured_tables(inc->s->ws->publication))
+	{
+		SnapTable  *t = lfirst(lc);
+
+		if (t->relid == relid)
+			return t;
+	}
+	return NULL;
+}
+
+typedef struct OpenJob
+{
+	JobRow	   *jr;
+	const char *error;
+} OpenJob;
+
+static void
+open_job_sql(void *arg)
+{
+	OpenJob    *oj = arg;
+	SnapTable  *st = find_captured(oj->jr->relid);
+
+	if (st == NULL)
+	{
+		oj->error = "the table is no longer captured (or was dropped)";
+		return;
+	}
+	inc->reader = reader_open(oj->jr->relid, st->columns, st->rowfilter, oj->jr->filter,
+							  &inc->opts, inc->jobcxt);
+	if (inc->reader == NULL)
+		oj->error = "the table was dropped";
+	else if (inc->reader->nkeys == 0)
+		oj->error = "the table has no primary key (nor a unique index on non-null columns) to read it in order by";
+}
+
+/* Take up the next request, if there is one.  Returns true if it did. */
+static bool
+load_next_job(void)
+{
+	JobRow		jr = {0};
+	OpenJob		oj = {&jr, NULL};
+
+	in_transaction(next_job_sql, &jr);
+	if (!jr.found)
+		return false;
+	inc->job = jr.id;
+	inc->relid = jr.relid;
+	inc->role = jr.role;
+	inc->last_key = jr.last_key;
+	inc->rows_sent = jr.rows;
+	in_transaction(open_job_sql, &oj);
+	if (oj.error != NULL)
+	{
+		end_job("failed", oj.error);
+		return true;
+	}
+	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s started",
+						 (long long) inc->job, inc->reader->from)));
+	cdcshm_set_snapshot_progress(inc->s->ws, inc->reader->from, inc->rows_sent,
+								 (int64) inc->reader->estimated_rows);
+	return true;
+}
+
+static void
+job_state_sql(void *arg)
+{
+	bool	   *active = arg;
+
+	SPI_execute(psprintf("SELECT 1 FROM cdc_kafka.snapshots WHERE id = " INT64_FORMAT
+						 " AND state IN ('pending', 'running')", inc->job), true, 1);
+	*active = SPI_processed == 1;
+}
+
+/* Was the job cancelled (or deleted) meanwhile? */
+static bool
+job_cancelled(void)
+{
+	bool		active = false;
+
+	in_transaction(job_state_sql, &active);
+	return !active;
+}
+
+/* ---- progress, once Kafka acknowledged a chunk --------------------------------------- */
+
+static void
+progress_sql(void *arg)
+{
+	PendingProgress *pp = arg;
+	Oid			types[4] = {INT8OID, TEXTARRAYOID, INT8OID, BOOLOID};
+	Datum		values[4] = {Int64GetDatum(pp->job), PointerGetDatum(pp->last_key),
+	Int64GetDatum(pp->rows), BoolGetDatum(pp->table_done)};
+	char		nulls[4] = {' ', pp->last_key ? ' ' : 'n', ' ', ' '};
+
+	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET "
+						  "last_key = coalesce($2, last_key), rows_sent = $3, "
+						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
+						  "finished_at = CASE WHEN $4 THEN now() END "
+						  "WHERE id = $1 AND state IN ('pending', 'running')",
+						  4, types, values, nulls, false, 0);
+}
+
+/* Record the chunks the slot has moved past. */
+static void
+record_progress(void)
+{
+	while (inc->pending != NIL)
+	{
+		PendingProgress *pp = linitial(inc->pending);
+
+		if (inc->s->confirmed < pp->hw_end)
+			break;
+		in_transaction(progress_sql, pp);
+		if (pp->table_done)
+			ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld done, " INT64_FORMAT " rows",
+								 (long long) pp->job, pp->rows)));
+		inc->pending = list_delete_first(inc->pending);
+	}
+}
+
+/* ---- one chunk ----------------------------------------------------------------------- */
+
+/* Write a watermark ("open <token>" or "close <token>"); returns its end. */
+static XLogRecPtr
+write_watermark(const char *what)
+{
+	char	   *content = psprintf("%s %s", what, inc->token);
+	XLogRecPtr	end = compat_log_logical_message(CDC_WATERMARK_PREFIX, content,
+												 strlen(content), false);
+
+	XLogFlush(end);
+	return end;
+}
+
+/*
+ * Open the chunk's window: the low watermark, then the transactions
+ * running after it, whose commits the read may have to wait for.
+ */
+static void
+start_chunk(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Snapshot	snap;
+
+	MemoryContextReset(inc->chunkcxt);
+	inc->chunk_no++;
+	snprintf(inc->token, sizeof(inc->token), INT64_FORMAT ":" UINT64_FORMAT ":%d:" INT64_FORMAT,
+			 inc->job, inc->chunk_no, MyProcPid, (int64) inc->next_poll);
+	StartTransactionCommand();
+	(void) write_watermark("open");
+	inc->lw_lsn = ProcLastRecPtr;
+	snap = GetLatestSnapshot();
+	inc->xids = MemoryContextAlloc(inc->chunkcxt, sizeof(TransactionId) * Max(snap->xcnt, 1));
+	memcpy(inc->xids, snap->xip, sizeof(TransactionId) * snap->xcnt);
+	inc->nxids = snap->xcnt;
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	inc->seen = NULL;
+	inc->index = NULL;
+	inc->window_open = false;
+	inc->wait_start = GetCurrentTimestamp();
+	inc->phase = CHUNK_WAIT_XIDS;
+}
+
+/*
+ * May the chunk be read now?  Every transaction that was running after the
+ * low watermark has ended, or has not committed for XID_GRACE_MS (it cannot
+ * then have a commit record before the low watermark: a commit is marked in
+ * the commit log as soon as its record is flushed).
+ */
+static bool
+xids_settled(void)
+{
+	bool		grace_over = TimestampDifferenceExceeds(inc->wait_start, GetCurrentTimestamp(),
+														XID_GRACE_MS);
+
+	for (int i = 0; i < inc->nxids; i++)
+	{
+		TransactionId xid = inc->xids[i];
+
+		if (!TransactionIdIsValid(xid))
+			continue;
+		if (!TransactionIdIsInProgress(xid) || (grace_over && !TransactionIdDidCommit(xid)))
+			inc->xids[i] = InvalidTransactionId;
+		else
+			return false;
+	}
+	return true;
+}
+
+static HTAB *
+key_hash_table(const char *name)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(KeyHashEntry);
+	ctl.hcxt = inc->chunkcxt;
+	return hash_create(name, 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static uint64
+key_hash(const char *key, int len)
+{
+	return hash_bytes_extended((const unsigned char *) key, len, 0);
+}
+
+/* Keep one row read for the chunk: its key, its record, and the index. */
+static void
+add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf)
+{
+	TableReader *r = inc->reader;
+	ChunkRow   *cr = &inc->rows[inc->nrows];
+	CdcRow		row;
+	uint64		h;
+	bool		found;
+	KeyHashEntry *e;
+
+	row.values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
+	row.nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
+	row_from_tuple(r, tup, desc, &row);
+	resetStringInfo(keybuf);
+	encoder_write_key(keybuf, r->ri, &row, &inc->opts);
+	cr->key = pnstrdup(keybuf->data, keybuf->len);
+	cr->keylen = keybuf->len;
+	initStringInfo(&cr->frame);
+	write_read_frame(&cr->frame, r, &row, src, "incremental", inc->lw_lsn, &inc->opts);
+	h = key_hash(cr->key, cr->keylen);
+	cr->dropped = inc->seen != NULL && hash_search(inc->seen, &h, HASH_FIND, NULL) != NULL;
+	e = hash_search(inc->index, &h, HASH_ENTER, &found);
+	cr->next = found ? e->row : -1;
+	e->row = inc->nrows++;
+}
+
+/* Run the chunk's SELECT as the role that asked for the snapshot. */
+static void
+select_chunk(void)
+{
+	TableReader *r = inc->reader;
+	Oid			save_user;
+	int			save_sec;
+	Oid		   *types = palloc(sizeof(Oid) * r->nkeys);
+	Datum	   *values = NULL;
+	int			n = 0;
+
+	for (int k = 0; k < r->nkeys; k++)
+		types[k] = TEXTOID;
+	if (inc->last_key != NULL)
+		deconstruct_array(inc->last_key, TEXTOID, -1, false, TYPALIGN_INT, &values, NULL, &n);
+	if (inc->last_key != NULL && n != r->nkeys)
+		ereport(ERROR,
+				(errmsg("the key of the table changed while it was being read (%d columns, was %d)",
+						r->nkeys, n)));
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(inc->role, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	SPI_execute_with_args(reader_sql(r, inc->last_key != NULL, cdc_incremental_chunk_size),
+						  inc->last_key != NULL ? r->nkeys : 0, types, values, NULL, true, 0);
+	SetUserIdAndSecContext(save_user, save_sec);
+}
+
+static ArrayType *
+key_array(const TableReader *r, HeapTuple tup, TupleDesc desc)
+{
+	char	  **keys = key_text(r, tup, desc);
+	Datum	   *elems = palloc(sizeof(Datum) * r->nkeys);
+
+	for (int k = 0; k < r->nkeys; k++)
+		elems[k] = CStringGetTextDatum(keys[k]);
+	return construct_array(elems, r->nkeys, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/* Read the chunk (in a transaction), then write the high watermark. */
+static void
+read_chunk_sql(void *arg)
+{
+	CdcTxnState *src;
+	StringInfoData keybuf;
+	MemoryContext old;
+
+	select_chunk();
+	old = MemoryContextSwitchTo(inc->chunkcxt);
+	src = palloc0(sizeof(CdcTxnState));
+	src->cxt = inc->chunkcxt;
+	src->xid = InvalidTransactionId;
+	src->commit_time = GetCurrentTimestamp();
+	initStringInfo(&keybuf);
+	inc->index = key_hash_table("cdc_kafka chunk keys");
+	inc->rows = palloc(sizeof(ChunkRow) * Max(SPI_processed, 1));
+	inc->nrows = 0;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		add_chunk_row(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, src, &keybuf);
+	inc->chunk_is_last = SPI_processed < (uint64) cdc_incremental_chunk_size;
+	MemoryContextSwitchTo(inc->cxt);
+	inc->chunk_last_key = SPI_processed == 0 ? NULL :
+		key_array(inc->reader, SPI_tuptable->vals[SPI_processed - 1], SPI_tuptable->tupdesc);
+	MemoryContextSwitchTo(old);
+	inc->hw_end = write_watermark("close");
+}
+
+static void
+queue_progress(XLogRecPtr hw_end, ArrayType *last_key, bool done)
+{
+	MemoryContext old = MemoryContextSwitchTo(inc->cxt);
+	PendingProgress *pp = palloc(sizeof(PendingProgress));
+
+	pp->hw_end = hw_end;
+	pp->job = inc->job;
+	pp->last_key = last_key;
+	pp->rows = inc->rows_sent;
+	pp->table_done = done;
+	inc->pending = lappend(inc->pending, pp);
+	MemoryContextSwitchTo(old);
+}
+
+/* Read the chunk; a failure (dropped table, bad filter, no privilege) ends the job. */
+static void
+read_chunk(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		in_transaction(read_chunk_sql, NULL);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		MemoryContextSwitchTo(cxt);
+		end_job("failed", edata->message);
+		return;
+	}
+	PG_END_TRY();
+	if (inc->nrows == 0)
+	{
+		/* nothing (more) to read: the job is done once the slot passes here */
+		queue_progress(inc->hw_end, NULL, true);
+		forget_job();
+		return;
+	}
+	inc->phase = CHUNK_READ;
+}
+
+/* Decoding reached the high watermark: send what is left of the chunk. */
+static void
+emit_chunk(CdcStream *s)
+{
+	int64		sent = 0;
+
+	for (int i = 0; i < inc->nrows && !s->blocked; i++)
+	{
+		if (inc->rows[i].dropped)
+			continue;
+		stream_produce_frame(s, &inc->rows[i].frame, true);
+		sent++;
+	}
+	stream_end_unit(s, inc->hw_end, GetCurrentTimestamp());
+	inc->rows_sent += sent;
+	queue_progress(inc->hw_end, inc->chunk_last_key, inc->chunk_is_last);
+	inc->last_key = inc->chunk_last_key;
+	inc->window_open = false;
+	inc->phase = CHUNK_NONE;
+	cdcshm_set_snapshot_progress(s->ws, inc->reader->from, inc->rows_sent,
+								 (int64) Max(inc->reader->estimated_rows, inc->rows_sent));
+	if (inc->chunk_is_last)
+		forget_job();
+	else
+		MemoryContextReset(inc->chunkcxt);
+}
+
+/* ---- the session's side ---------------------------------------------------------------- */
+
+void
+snapshot_session_start(CdcStream *s, const CdcStreamConfig *cfg)
+{
+	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "cdc_kafka incremental snapshots",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	inc = palloc0(sizeof(IncState));
+	inc->cxt = cxt;
+	inc->jobcxt = AllocSetContextCreate(cxt, "cdc_kafka snapshot job", ALLOCSET_DEFAULT_SIZES);
+	inc->chunkcxt = AllocSetContextCreate(cxt, "cdc_kafka snapshot chunk", ALLOCSET_DEFAULT_SIZES);
+	inc->s = s;
+	options_from_config(&inc->opts, cfg);
+	MemoryContextSwitchTo(old);
+}
+
+void
+snapshot_session_end(void)
+{
+	if (inc == NULL)
+		return;
+	if (inc->s != NULL && inc->s->ws != NULL)
+		cdcshm_set_snapshot_progress(inc->s->ws, "", 0, 0);
+	MemoryContextDelete(inc->cxt);
+	inc = NULL;
+}
+
+/*
+ * One step of the incremental snapshots, between two decoding passes.
+ * Returns true if there is more to do right away.
+ */
+bool
+snapshot_step(CdcStream *s)
+{
+	if (inc == NULL || s->blocked)
+		return false;
+	record_progress();
+	switch (inc->phase)
+	{
+		case CHUNK_NONE:
+			if (inc->job == 0)
+			{
+				TimestampTz now = GetCurrentTimestamp();
+
+				/* a finished job stays 'running' until Kafka acknowledged it */
+				if (inc->pending != NIL || now < inc->next_poll)
+					return false;
+				inc->next_poll = TimestampTzPlusMilliseconds(now, REQUEST_POLL_MS);
+				return load_next_job();
+			}
+			if (job_cancelled())
+			{
+				ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s cancelled",
+									 (long long) inc->job, inc->reader->from)));
+				forget_job();
+				return true;
+			}
+			start_chunk();
+			return true;
+		case CHUNK_WAIT_XIDS:
+			if (!xids_settled())
+				return false;
+			read_chunk();
+			return true;
+		case CHUNK_READ:
+			return false;		/* decoding will reach the high watermark */
+	}
+	return false;
+}
+
+/* A watermark decoded: it opens a chunk's window or closes it. */
+void
+snapshot_watermark(CdcStream *s, XLogRecPtr lsn, const char *content, size_t len)
+{
+	size_t		toklen;
+
+	if (inc == NULL || inc->phase == CHUNK_NONE)
+		return;
+	toklen = strlen(inc->token);
+	if (len == toklen + 5 && memcmp(content, "open ", 5) == 0 &&
+		memcmp(content + 5, inc->token, toklen) == 0)
+	{
+		inc->window_open = true;
+		if (inc->phase == CHUNK_WAIT_XIDS && inc->seen == NULL)
+			inc->seen = key_hash_table("cdc_kafka window keys");
+	}
+	else if (len == toklen + 6 && memcmp(content, "close ", 6) == 0 &&
+			 memcmp(content + 6, inc->token, toklen) == 0 && inc->phase == CHUNK_READ)
+		emit_chunk(s);
+}
+
+/* A change decoded: inside a chunk's window, it supersedes the chunk's row. */
+void
+snapshot_saw_change(Oid relid, const char *key, size_t keylen)
+{
+	uint64		h;
+	KeyHashEntry *e;
+
+	if (inc == NULL || !inc->window_open || relid != inc->relid || key == NULL)
+		return;
+	h = key_hash(key, keylen);
+	if (inc->phase == CHUNK_WAIT_XIDS)
+	{
+		(void) hash_search(inc->seen, &h, HASH_ENTER, NULL);
+		return;
+	}
+	e = hash_search(inc->index, &h, HASH_FIND, NULL);
+	for (int i = e ? e->row : -1; i >= 0; i = inc->rows[i].next)
+	{
+		ChunkRow   *cr = &inc->rows[i];
+
+		if (cr->keylen == (int) keylen && memcmp(cr->key, key, keylen) == 0)
+			cr->dropped = true;
+	}
+}
+
+/* ---- requests: the SQL functions ------------------------------------------------------ */
+
+/* A request for a snapshot of every captured table (snapshot_mode always). */
+static void
+request_all_sql(void *arg)
+{
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		values[2] = {CStringGetTextDatum((const char *) arg),
+	ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID)};
+
+	SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, requested_by, rows_estimated) "
+						  "SELECT c.oid, c.oid::regclass::text, 'startup', $2, greatest(c.reltuples, 0) "
+						  "FROM pg_publication_tables pt "
+						  "JOIN pg_namespace n ON n.nspname = pt.schemaname "
+						  "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "
+						  "WHERE pt.pubname = $1 AND pt.schemaname <> '" CDC_EXTENSION_SCHEMA "' "
+						  "ORDER BY pt.schemaname, pt.tablename",
+						  2, types, values, NULL, false, 0);
+}
+
+void
+snapshot_request_all(const char *publication)
+{
+	in_transaction(request_all_sql, (void *) publication);
+}
+
+static void
+filter_context(void *arg)
+{
+	errcontext("row filter \"%s\" of cdc_kafka.snapshot()", (const char *) arg);
+}
+
+/*
+ * snapshot('a', 'b') means table a with filter "b": say so when b is a
+ * table's name rather than one of a's columns.
+ */
+static void
+refuse_table_name(Relation rel, const char *filter)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(filter)};
+	bool		names_table;
+
+	if (strspn(filter, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.\"") != strlen(filter) ||
+		get_attnum(RelationGetRelid(rel), filter) != InvalidAttrNumber)
+		return;
+	SPI_connect();
+	SPI_execute_with_args("SELECT to_regclass($1) IS NOT NULL", 1, types, values, NULL, true, 1);
+	names_table = SPI_processed == 1 &&
+		strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") == 0;
+	SPI_finish();
+	if (names_table)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row filter \"%s\" names a table, not a condition", filter),
+				 errhint("cdc_kafka.snapshot(table, filter) takes one table and a condition; "
+						 "for several tables write cdc_kafka.snapshot(VARIADIC ARRAY['%s', '%s']::regclass[]).",
+						 RelationGetRelationName(rel), filter)));
+}
+
+/*
+ * The filter must be one condition: parsed alone as an expression, then
+ * analysed against the table.  Anything else (a second statement, a
+ * FROM, a UNION smuggled in) is refused before it reaches the worker.
+ */
+static void
+check_filter(Relation rel, const char *filter)
+{
+	ErrorContextCallback cb = {error_context_stack, filter_context, (void *) filter};
+	List	   *raw;
+	SelectStmt *sel = NULL;
+
+	refuse_table_name(rel, filter);
+	error_context_stack = &cb;
+	raw = raw_parser(filter, RAW_PARSE_PLPGSQL_EXPR);
+	if (list_length(raw) == 1 && IsA(((RawStmt *) linitial(raw))->stmt, SelectStmt))
+		sel = (SelectStmt *) ((RawStmt *) linitial(raw))->stmt;
+	if (sel == NULL || list_length(sel->targetList) != 1 || sel->fromClause != NIL ||
+		sel->whereClause != NULL || sel->groupClause != NIL || sel->havingClause != NULL ||
+		sel->windowClause != NIL || sel->sortClause != NIL || sel->limitCount != NULL ||
+		sel->limitOffset != NULL || sel->lockingClause != NIL || sel->distinctClause != NIL ||
+		sel->withClause != NULL || sel->op != SETOP_NONE || sel->intoClause != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row filter must be a single condition on the table's columns"),
+				 errhint("Write it as the part of a WHERE clause after WHERE, for example: region = 'EU' AND id > 1000.")));
+	SPI_connect();
+	if (SPI_prepare(psprintf("SELECT 1 FROM %s.%s WHERE (%s)",
+							 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
+							 quote_identifier(RelationGetRelationName(rel)), filter),
+					0, NULL) == NULL)
+		elog(ERROR, "could not prepare the row filter: %s", SPI_result_code_string(SPI_result));
+	SPI_finish();
+	error_context_stack = cb.previous;
+}
+
+/* A key the chunks can be ordered and resumed by: unique and never null. */
+static void
+check_key(Relation rel, const TableReader *r)
+{
+	bool		nullable = false;
+
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		AttrNumber	att = get_attnum(RelationGetRelid(rel), r->key_names[k]);
+
+		nullable |= !TupleDescAttr(RelationGetDescr(rel), att - 1)->attnotnull;
+	}
+	if (r->nkeys == 0 || nullable)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has no primary key", RelationGetRelationName(rel)),
+				 errdetail("An incremental snapshot reads a table in key order, chunk by chunk, "
+						   "and drops from a chunk the rows that changed while it was read: "
+						   "both need a unique key whose columns are not null."),
+				 errhint("Add a primary key.  The initial snapshot of a new slot reads tables without one.")));
+}
+
+/* The captured table relid, checked; its reader (for the key). */
+static TableReader *
+check_table(Relation rel, const char *filter)
+{
+	SnapTable  *st = NULL;
+	ListCell   *lc;
+	CdcOptions	opts;
+	TableReader *r;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	if (pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", RelationGetRelationName(rel)),
+				 errdetail("The snapshot reads the table as the role that asks for it.")));
+	foreach(lc, captured_tables(cdc_publication_name))
+		if (((SnapTable *) lfirst(lc))->relid == RelationGetRelid(rel))
+			st = lfirst(lc);
+	if (st == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" is not captured by cdc_kafka", RelationGetRelationName(rel)),
+				 errdetail("It is not in publication \"%s\".", cdc_publication_name),
+				 errhint("Capture it first: SELECT cdc_kafka.add_tables('%s');",
+						 RelationGetRelationName(rel))));
+	cdcopt_set_defaults(&opts);
+	r = reader_open(RelationGetRelid(rel), st->columns, NULL, NULL, &opts, CurrentMemoryContext);
+	check_key(rel, r);
+	if (filter != NULL)
+		check_filter(rel, filter);
+	return r;
+}
+
+/*
+ * Write to the queue as the bootstrap superuser: EXECUTE on the function
+ * (and SELECT on the table to read) is what a role needs, not rights on
+ * the extension's table.
+ */
+static void
+run_as_queue_owner(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
+{
+	Oid			save_user;
+	int			save_sec;
+
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	SetUserIdAndSecContext(save_user, save_sec);
+}
+
+/* Check one table and queue its snapshot; returns the request's id. */
+static int64
+request_snapshot(Oid relid, const char *filter)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	TableReader *r;
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID};
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', filter ? ' ' : 'n', ' ', ' '};
+	bool		isnull;
+	int64		id;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("table with OID %u does not exist", relid)));
+	r = check_table(rel, filter);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(r->from);
+	values[2] = filter ? CStringGetTextDatum(filter) : (Datum) 0;
+	values[3] = ObjectIdGetDatum(GetUserId());
+	values[4] = Int64GetDatum((int64) r->estimated_rows);
+	relation_close(rel, NoLock);
+	SPI_connect();
+	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots "
+					   "(table_oid, table_name, kind, filter, requested_by, rows_estimated) "
+					   "VALUES ($1, $2, 'incremental', $3, $4, $5) RETURNING id",
+					   5, types, values, nulls);
+	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return id;
+}
+
+/* Wake this database's worker, if it runs, to look at the requests now. */
+static void
+wake_worker(void)
+{
+	CdcWorkerStatus *ws = cdc_shared ? cdcshm_find_worker(get_database_name(MyDatabaseId)) : NULL;
+
+	if (ws != NULL)
+		cdcshm_wake(ws);
+}
+
+/* cdc_kafka.snapshot(VARIADIC tables regclass[]) RETURNS SETOF bigint */
+Datum
+cdc_kafka_snapshot(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *tables = PG_GETARG_ARRAYTYPE_P(0);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	deconstruct_array(tables, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		id;
+		bool		isnull = false;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("table must not be null")));
+		id = Int64GetDatum(request_snapshot(DatumGetObjectId(elems[i]), NULL));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
+	}
+	wake_worker();
+	return (Datum) 0;
+}
+
+/* cdc_kafka.snapshot(tbl regclass, filter text) RETURNS bigint */
+Datum
+cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
+{
+	int64		id = request_snapshot(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
+
+	wake_worker();
+	PG_RETURN_INT64(id);
+}
+
+/* cdc_kafka.cancel_snapshot(id bigint) RETURNS boolean */
+Datum
+cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {PG_GETARG_DATUM(0)};
+	bool		cancelled;
+
+	SPI_connect();
+	run_as_queue_owner("UPDATE cdc_kafka.snapshots SET state = 'cancelled', finished_at = now() "
+					   "WHERE id = $1 AND state IN ('pending', 'running')",
+					   1, types, values, NULL);
+	cancelled = SPI_processed == 1;
+	SPI_finish();
+	if (cancelled)
+		wake_worker();
+	PG_RETURN_BOOL(cancelled);
+}

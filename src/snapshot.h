@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * snapshot.h
+ *		Snapshots: the rows that exist, as op "r" records (see snapshot.c).
+ *
+ * src/snapshot.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_KAFKA_SNAPSHOT_H
+#define CDC_KAFKA_SNAPSHOT_H
+
+#include "access/htup.h"
+#include "access/tupdesc.h"
+#include "access/xlogdefs.h"
+#include "nodes/bitmapset.h"
+
+#include "cdc_kafka.h"
+#include "stream.h"
+
+/* The prefix of the logical messages that delimit incremental chunks. */
+#define CDC_WATERMARK_PREFIX "cdc_kafka.watermark"
+
+typedef enum CdcSnapshotMode
+{
+	CDC_SNAPSHOT_INITIAL,
+	CDC_SNAPSHOT_INITIAL_ONLY,
+	CDC_SNAPSHOT_NO_DATA,
+	CDC_SNAPSHOT_ALWAYS,
+	CDC_SNAPSHOT_WHEN_NEEDED
+} CdcSnapshotMode;
+
+extern int	cdc_snapshot_mode;
+extern int	cdc_snapshot_fetch_size;
+extern int	cdc_incremental_chunk_size;
+
+/* Initial snapshot of a new slot (snapshot.c; outside a transaction). */
+extern CdcStream *snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg,
+								   const char *publication, bool (*interrupted) (void));
+extern bool snapshot_initial_pending(const char *slot);
+extern void snapshot_forget_initial(const char *slot);
+extern void snapshot_resume_initial(const char *slot);
+
+/* Incremental snapshots (incremental.c), driven by the streaming session. */
+extern void snapshot_request_all(const char *publication);
+extern void snapshot_session_start(CdcStream *s, const CdcStreamConfig *cfg);
+extern void snapshot_session_end(void);
+extern bool snapshot_step(CdcStream *s);
+extern void snapshot_watermark(CdcStream *s, XLogRecPtr lsn, const char *content,
+							   size_t len);
+extern void snapshot_saw_change(Oid relid, const char *key, size_t keylen);
+
+/* ---- reading tables: shared by snapshot.c and incremental.c ---------------- */
+
+/* A captured table and how the publication shapes it. */
+typedef struct SnapTable
+{
+	Oid			relid;
+	Bitmapset  *columns;		/* the published columns */
+	char	   *rowfilter;		/* the publication's row filter, or NULL */
+} SnapTable;
+
+/* What reading one table needs. */
+typedef struct TableReader
+{
+	Oid			relid;
+	CdcRelInfo *ri;
+	char	   *from;			/* quoted schema.table */
+	char	   *select_list;	/* the columns of ri, in order */
+	char	   *order_by;		/* the key columns, or NULL without a key */
+	char	   *key_row;		/* "(k1, k2)" for comparisons */
+	char	   *where;			/* the row filters, or NULL */
+	int			nkeys;
+	Oid		   *key_types;
+	char	  **key_names;
+	double		estimated_rows;
+} TableReader;
+
+extern void options_from_config(CdcOptions *opts, const CdcStreamConfig *cfg);
+extern List *captured_tables(const char *publication);
+extern TableReader *reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
+								const char *user_filter, const CdcOptions *opts,
+								MemoryContext cxt);
+extern char *reader_sql(const TableReader *r, bool after_key, int limit);
+extern void row_from_tuple(const TableReader *r, HeapTuple tup, TupleDesc desc, CdcRow *row);
+extern char **key_text(const TableReader *r, HeapTuple tup, TupleDesc desc);
+extern void write_read_frame(StringInfo frame, const TableReader *r, const CdcRow *row,
+							 CdcTxnState *src, const char *marker, XLogRecPtr lsn,
+							 const CdcOptions *opts);
+
+#endif							/* CDC_KAFKA_SNAPSHOT_H */
