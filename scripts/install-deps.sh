@@ -16,7 +16,7 @@ PACKAGES=(
 	postgresql-15-wal2json
 	librdkafka-dev libcmocka-dev kcat
 	openjdk-17-jdk-headless maven
-	libipc-run-perl
+	libipc-run-perl libcpanel-json-xs-perl
 	procps rsync
 )
 

@@ -227,7 +227,11 @@ ready_to_stream(void)
 	else if (!extension_ready(&enabled))
 		set_state(CDC_STATE_WAITING, "waiting for CREATE EXTENSION cdc_kafka", LOG);
 	else if (!enabled)
-		set_state(CDC_STATE_STOPPED, "stopped by cdc_kafka.stop()", LOG);
+	{
+		/* keep a more specific reason (snapshot_mode initial_only) */
+		if (MyStatus->state != CDC_STATE_STOPPED)
+			set_state(CDC_STATE_STOPPED, "stopped by cdc_kafka.stop()", LOG);
+	}
 	else if (slot_release_requested())
 		set_state(CDC_STATE_STOPPED, "slot released for a slot operation", LOG);
 	else
