@@ -99,20 +99,11 @@ my_worker_or_error(void)
 static void
 send_command(CdcWorkerStatus *ws, CdcCommand cmd)
 {
-	pid_t		pid;
-
 	SpinLockAcquire(&ws->mutex);
 	ws->command = cmd;
 	ws->command_done = false;
-	pid = ws->latch_owner;
 	SpinLockRelease(&ws->mutex);
-	if (pid != 0)
-	{
-		PGPROC	   *proc = BackendPidGetProc(pid);
-
-		if (proc != NULL)
-			SetLatch(&proc->procLatch);
-	}
+	cdcshm_wake(ws);
 }
 
 /* Wait until the worker is in one of two states (or gone); false on timeout. */
