@@ -1,0 +1,1236 @@
+#!/usr/bin/env bash
+#
+# bench/stream.sh -- how fast does cdc_kafka stream committed row changes to
+# Kafka, against the cheapest logical decoding consumer and against Debezium,
+# with what latency and what memory?
+#
+# WHAT IT MEASURES (one run measures everything; only same-run ratios count)
+#   (a) catch-up throughput: --rows row changes (INSERTs) are committed while
+#       every streamer is stopped; each streamer then starts on its own slot,
+#       created before the load, and is timed from its start to the moment
+#       Kafka has acknowledged the last of the rows:
+#         floor            pg_recvlogical --start --endpos <end of load>
+#                          -f /dev/null with test_decoding: the cost of logical
+#                          decoding through a walsender, nothing else
+#         cdc_kafka        the extension's worker (SELECT cdc_kafka.start()),
+#                          schemas=on (JsonConverter schemas, the default) and
+#                          schemas=off; end = cdc_kafka.status.last_ack_time
+#                          once records_sent has grown by --rows and nothing is
+#                          in flight (the worker's own clock as it serves the
+#                          last delivery report, acks=all)
+#         Debezium 3.6.1   embedded engine, pgoutput, JsonConverter with
+#                          schemas, a KafkaProducer (acks=all, idempotent,
+#                          librdkafka's batching budget): bench/debezium/;
+#                          timed inside its JVM from the engine's start (JVM
+#                          start-up not counted) to the last acknowledgement
+#         Kafka alone      a reference, no PostgreSQL: kcat (librdkafka, acks=all,
+#                          idempotent) produces --rows messages of the size
+#                          of cdc_kafka's records (a sample's key and value
+#                          as the value, its 4 headers), schemas=on-size and
+#                          schemas=off-size: what the producer client and
+#                          the broker cost on this machine for those bytes
+#       floor, schemas=on, schemas=off and Kafka alone run --repeat times,
+#       interleaved (each on its own slot and topic), and the median is
+#       shown; Debezium runs once (its 1M rows take long).
+#       rows/s = --rows / seconds.
+#   (b) streaming while loading: the worker streams (caught up) while the same
+#       load runs; from the first commit to the last acknowledgement.  The
+#       first commit comes after a whole transaction of --txn-rows rows, so
+#       this is what a live system sees, bounded by the load itself (the
+#       load, the worker and the broker share the machine's 2 cores).
+#   (c) latency at a steady rate: pgbench commits single-row INSERTs at
+#       --rate transactions per second for --latency-seconds (after 5 s at
+#       that rate as a warm-up: a session's new producer holds its first
+#       records ~1 s while it starts; the warm-up's max is shown apart) into
+#       a table whose rows carry clock_timestamp() at insert; the topic is created
+#       beforehand with message.timestamp.type=LogAppendTime, so each
+#       message's Kafka timestamp is the broker's clock when it appended the
+#       record (the acknowledgement follows immediately: acks=all with one
+#       replica).  kcat reads the topic back and per record:
+#         commit -> append   Kafka timestamp - source.ts_us (the commit time
+#                            PostgreSQL wrote in the commit record)
+#         commit -> encoded  payload.ts_us (when the worker encoded the
+#                            record) - source.ts_us: WAL flush, the worker's
+#                            poll (cdc_kafka.poll_interval, 10 ms), decoding
+#         encoded -> append  Kafka timestamp - payload.ts_us: librdkafka's
+#                            linger (5 ms), the network, the broker
+#         insert -> append   Kafka timestamp - the row's clock_timestamp()
+#       Same host, same clock.  Kafka timestamps have millisecond resolution
+#       (truncated: the figures are up to 1 ms low).
+#   Worker memory: VmRSS sampled every 0.2 s (max shown, and RssAnon, its
+#   private part) and VmHWM (the peak, reset through /proc/PID/clear_refs
+#   before each run) of the worker process, from /proc/<cdc_kafka.status.pid>;
+#   the same for Debezium's JVM.  VmRSS includes the shared buffers the
+#   process touched.  CPU: user+system seconds of the streamer process (with
+#   librdkafka's threads; for Debezium the JVM's, start-up excluded) and of the
+#   Kafka broker during the run.
+#
+# HOW TO READ THE OUTPUT (stdout, also written into bench/RESULTS.md; progress
+# goes to stderr)
+#   seconds   median wall time of the run (catch-up: start -> last ack;
+#             live: first commit -> last ack)
+#   rows/s    --rows / seconds
+#   x_floor   rows/s / the floor's rows/s; below the table the same ratio
+#             round by round (each run against the floor of its own round,
+#             minutes apart at most) and their median, which the target
+#             (schemas=on >= 0.6) is judged on: the load of a shared machine
+#             drifts between rounds
+#   x_dbz     rows/s / Debezium's rows/s
+#   startup_s from the start (live: the first commit) to the broker's append
+#             of the first message; steady/s: rows / (last append - first
+#             append), the rate once records flow.  Every topic is created
+#             before the runs, with message.timestamp.type=LogAppendTime, and
+#             these two come from the first and last messages' timestamps.
+#   all_s     every repetition's seconds, in order (live: load_s, the load's
+#             own time, and tail_s, last commit -> last ack)
+#   resources cpu_s: CPU of the streamer process; broker_s: CPU of the Kafka
+#             broker; rss_MB highest VmRSS sampled; anon_MB highest RssAnon;
+#             hwm_MB VmHWM
+#   latency   p50/p99/p99.9/max in ms over every record   (target: p99 < 50 ms)
+#   PASS/MISS per target; then schemas=on's rate / Kafka alone's (no target):
+#   near 1 means the Kafka side (client and broker, sharing the 2 cores) is
+#   what bounds it, not decoding or encoding.  This is a benchmark, not a test: it exits 0
+#   whether targets are met or missed, non-zero only when something failed to
+#   run.  The machine is shared: the load average before and after is
+#   printed; only ratios from one run mean anything.
+#
+# THE SERVERS (throwaway, in a fresh directory: mktemp -d, or --workdir)
+#   Kafka 4.4.0, one KRaft node (test/kafka/kafka.sh), 127.0.0.1:--kafka-port,
+#   warmed up with 200 MB from kcat before anything is measured.  Every topic
+#   a run writes is created beforehand (bench/debezium's CreateTopics), with
+#   --partitions partitions and message.timestamp.type=LogAppendTime, so no
+#   run waits for a topic's creation.
+#   PostgreSQL 15, listening on 127.0.0.1:--pg-port (Debezium's JDBC) and a
+#   socket in the directory; trust authentication, superuser "bench".  As
+#   root, initdb/pg_ctl run as the "postgres" OS user (PostgreSQL refuses
+#   root); the clients run as root.  Settings:
+#     shared_preload_libraries = 'cdc_kafka', wal_level = logical,
+#     output_plugin_libraries = 'pgoutput, test_decoding, cdc_kafka'
+#     cdc_kafka.bootstrap_servers, cdc_kafka.databases = 'bench' (set once the
+#     database exists); slot_name, topic_prefix and schemas are set per run
+#     (ALTER SYSTEM + reload while the worker is stopped; every run checks
+#     the slot its session used, the records it acknowledged and the message
+#     count on its topic); cdc_kafka.snapshot_mode = no_data where the build
+#     has it, and every slot is created by the script (no initial snapshot:
+#     Debezium runs with snapshot.mode=no_data too)
+#     publications FOR TABLE the benchmark's tables (FOR ALL TABLES would
+#     also stream cdc_kafka.worker_state, which start() and stop() update)
+#     fsync = off           throwaway cluster; with fsync on, the disk's sync
+#                           time would sit in every commit, and in (c) between
+#                           the commit timestamp and the WAL flush
+#     synchronous_commit = on   (the default: the commit flushes WAL, which is
+#                           what the worker reads up to)
+#     autovacuum = off, max_wal_size = 16GB, checkpoint_timeout = 1h: nothing
+#                           in the background during a run (the script runs
+#                           CHECKPOINT after each load)
+#     logical_decoding_work_mem = 64MB (the default), jit = off
+#   Every other cdc_kafka setting is its default (librdkafka's defaults:
+#   linger 5 ms, batches up to 10,000 messages / 1 MB; max_inflight_bytes 64MB).
+#   The installed cdc_kafka.so is loaded once, when the server starts (it is
+#   preloaded, and every backend and the worker are forked from the
+#   postmaster), so a "make install" by someone else during the run changes
+#   nothing; its sha256 is printed.  The server is never restarted.
+#
+# THE WORKLOAD
+#   bench/decode.sh's table (bigint primary key, int, text of 20-40
+#   characters with some non-ASCII names, numeric(12,2), timestamptz,
+#   boolean), reproducible pseudo-random values, INSERT ... SELECT in
+#   transactions of --txn-rows rows.  One record per row, ~3.4 kB with
+#   schemas on, ~0.6 kB off.
+#
+# USAGE
+#   bench/stream.sh [--rows N] [--txn-rows N] [--repeat N] [--latency-seconds N]
+#                   [--rate N] [--partitions N] [--pg-port N] [--kafka-port N]
+#                   [--workdir DIR] [--compression CODEC] [--skip-debezium] [--perf]
+#                   [--no-record] [--keep]
+#     --rows N             row changes per throughput run (default 1000000)
+#     --txn-rows N         rows per loading transaction (default 100000)
+#     --repeat N           catch-up rounds of floor, schemas=on/off, Kafka alone (default 3)
+#     --latency-seconds N  length of the steady-rate run (default 30)
+#     --rate N             its transactions per second (default 1000)
+#     --partitions N       partitions of every topic (default 3)
+#     --pg-port N          PostgreSQL TCP port on 127.0.0.1 (default 54359)
+#     --kafka-port N       Kafka client port; N+1 is the controller's (default 39792)
+#     --workdir DIR        directory for both servers (must not exist)
+#     --compression CODEC  compression.type of every producer: cdc_kafka's
+#                          (cdc_kafka.kafka_properties), Debezium's, kcat's
+#                          (default none, the default of all three)
+#     --skip-debezium      leave out the Debezium run
+#     --perf               perf record the worker during the first schemas=on
+#                          catch-up (its figures are then slightly lower); the
+#                          report goes to bench/work/stream-profile/
+#     --no-record          do not write the figures into bench/RESULTS.md
+#     --keep               leave both servers running and the directory in place
+#   Needs cdc_kafka installed (make && make install, as root; installed here
+#   when missing and running as root), Java 17 with Maven, kcat and pgbench
+#   (apt-get installs what is missing, as root or through sudo).  About 8
+#   minutes with the defaults on 2 cores; --rows 100000 --repeat 1 for a quick run.
+#
+set -euo pipefail
+
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+PG_CONFIG=${PG_CONFIG:-$PGBIN/pg_config}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+KAFKA_SH=$ROOT/test/kafka/kafka.sh
+DBZ_DIR=$HERE/debezium
+
+ROWS=1000000
+TXN_ROWS=100000
+REPEAT=3
+LAT_SECONDS=30
+LAT_RATE=1000
+LAT_WARMUP=5 # seconds at --rate before the measured ones
+PARTITIONS=3
+PG_PORT=54359
+KAFKA_PORT=39792
+WORKDIR=""
+DEBEZIUM=1
+COMPRESSION=none
+PERF=0
+RECORD=1
+KEEP=0
+TIMEOUT=1800 # seconds any one run may take
+
+WORK=""          # the run's directory
+PGSOCK=""        # PostgreSQL's socket directory
+BS=""            # Kafka bootstrap servers
+BROKER_PID=""
+PG_STARTED=0
+KAFKA_STARTED=0
+BG_PIDS=()       # background processes of ours, ended at exit
+END_LSN=""
+LIB_INFO=""
+LOAD_BEFORE=""
+CLK_TCK=$(getconf CLK_TCK)
+
+# Figures per run key (floor_1, on_1, off_1, ..., dbz, live_on, live_off).
+declare -A SECS CPU BROKER_CPU RSS ANON HWM LOAD_S TAIL_S FIRST_S STARTUP_S STEADY
+declare -A LAT
+
+# ---- helpers ------------------------------------------------------------------
+
+log() { printf '[stream.sh] %s\n' "$*" >&2; }
+
+die()
+{
+	printf '[stream.sh] ERROR: %s\n' "$*" >&2
+	exit 1
+}
+
+usage()
+{
+	sed -n '/^# USAGE/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]] && ((10#$1 > 0)); }
+
+parse_args()
+{
+	while (($#)); do
+		case $1 in
+			--rows | --txn-rows | --repeat | --latency-seconds | --rate | --partitions | \
+				--pg-port | --kafka-port | --workdir | --compression)
+				(($# >= 2)) || die "$1 needs a value"
+				case $1 in
+					--compression) COMPRESSION=$2 ;;
+					--rows) ROWS=$2 ;;
+					--txn-rows) TXN_ROWS=$2 ;;
+					--repeat) REPEAT=$2 ;;
+					--latency-seconds) LAT_SECONDS=$2 ;;
+					--rate) LAT_RATE=$2 ;;
+					--partitions) PARTITIONS=$2 ;;
+					--pg-port) PG_PORT=$2 ;;
+					--kafka-port) KAFKA_PORT=$2 ;;
+					--workdir) WORKDIR=$2 ;;
+				esac
+				shift ;;
+			--skip-debezium) DEBEZIUM=0 ;;
+			--perf) PERF=1 ;;
+			--no-record) RECORD=0 ;;
+			--keep) KEEP=1 ;;
+			-h | --help) usage 0 ;;
+			*) printf 'unknown argument: %s\n\n' "$1" >&2; usage 2 ;;
+		esac
+		shift
+	done
+	[[ $COMPRESSION =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--compression: none, gzip, snappy, lz4 or zstd"
+	local v
+	for v in ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT; do
+		is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") needs a positive integer"
+	done
+}
+
+# Run a command as the OS user that owns the PostgreSQL server.
+as_server_user()
+{
+	if ((EUID == 0)); then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+as_root()
+{
+	if ((EUID == 0)); then "$@"; else sudo "$@"; fi
+}
+
+# psql against the benchmark database: quiet, unaligned, stop on error.
+bench_psql()
+{
+	"$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PGSOCK" -p "$PG_PORT" \
+		-U bench -d "${DB:-bench}" "$@"
+}
+
+# One value from one query.
+q() { bench_psql -c "$1"; }
+
+# Arithmetic on decimals: calc 'expression' (awk syntax), printed with format $2.
+calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# ---- prerequisites ----------------------------------------------------------------
+
+APT_UPDATED=0
+apt_install()
+{
+	log "installing $* with apt-get"
+	if ((!APT_UPDATED)); then
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+		APT_UPDATED=1
+	fi
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+		die "apt-get install $* failed"
+}
+
+ensure_tools()
+{
+	local pkgs=()
+	command -v javac >/dev/null || pkgs+=(openjdk-17-jdk-headless)
+	command -v mvn >/dev/null || pkgs+=(maven)
+	command -v kcat >/dev/null || pkgs+=(kcat)
+	[[ -x $PGBIN/pgbench || -x /usr/bin/pgbench ]] || pkgs+=(postgresql-client-15)
+	[[ -x $PGBIN/pg_recvlogical ]] || pkgs+=(postgresql-client-15)
+	if ((PERF)) && ! command -v perf >/dev/null; then pkgs+=(linux-perf); fi
+	((${#pkgs[@]} == 0)) || apt_install "${pkgs[@]}"
+}
+
+# The installed cdc_kafka: build and install it if missing (as root).
+ensure_cdc_kafka()
+{
+	local libdir sharedir
+	libdir=$("$PG_CONFIG" --pkglibdir)
+	sharedir=$("$PG_CONFIG" --sharedir)
+	if [[ ! -f $libdir/cdc_kafka.so || ! -f $sharedir/extension/cdc_kafka.control ]]; then
+		((EUID == 0)) || die "cdc_kafka is not installed: run 'make && make install' as root in $ROOT"
+		log "cdc_kafka is not installed: building and installing it"
+		bash "$ROOT/scripts/install-deps.sh" >&2
+		make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" >&2 && make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" install >&2 ||
+			die "could not build and install cdc_kafka"
+	fi
+	if [[ -f $ROOT/cdc_kafka.so ]] && ! cmp -s "$ROOT/cdc_kafka.so" "$libdir/cdc_kafka.so"; then
+		log "WARNING: the installed cdc_kafka.so differs from the build in $ROOT (run make install?)"
+	fi
+	LIB_INFO="$libdir/cdc_kafka.so, modified $(stat -c %y "$libdir/cdc_kafka.so" | cut -d. -f1),"
+	LIB_INFO+=" sha256 $(sha256sum "$libdir/cdc_kafka.so" | cut -c1-12)"
+}
+
+# Build bench/debezium unless target/ is newer than its sources.
+build_debezium()
+{
+	local stamp=$DBZ_DIR/target/.build-stamp
+	((DEBEZIUM)) || return 0
+	if [[ -f $stamp && -d $DBZ_DIR/target/lib ]] &&
+		[[ -z $(find "$DBZ_DIR/pom.xml" "$DBZ_DIR/src" -newer "$stamp" -print -quit) ]]; then
+		return
+	fi
+	log "building bench/debezium with Maven"
+	mvn -B -q -f "$DBZ_DIR/pom.xml" package >"$DBZ_DIR/maven.log" 2>&1 ||
+		{ tail -n 30 "$DBZ_DIR/maven.log" >&2; die "Maven build of bench/debezium failed (log: $DBZ_DIR/maven.log)"; }
+	rm -f "$DBZ_DIR/maven.log"
+	touch "$stamp"
+}
+
+check_prereqs()
+{
+	[[ -x $PGBIN/postgres ]] || die "no PostgreSQL server in $PGBIN (set PGBIN)"
+	"$PGBIN/postgres" --version | grep -q ' 15\.' || die "$PGBIN is not PostgreSQL 15"
+	if ((EUID == 0)); then
+		id postgres >/dev/null 2>&1 || die "running as root needs a 'postgres' OS user"
+	fi
+	ensure_tools
+	ensure_cdc_kafka
+	bash "$KAFKA_SH" setup >/dev/null 2>"${TMPDIR:-/tmp}/stream-kafka-setup.$$" ||
+		{ cat "${TMPDIR:-/tmp}/stream-kafka-setup.$$" >&2; die "kafka.sh setup failed"; }
+	rm -f "${TMPDIR:-/tmp}/stream-kafka-setup.$$"
+	build_debezium
+	! port_in_use "$PG_PORT" || die "port $PG_PORT is in use: pick another --pg-port"
+}
+
+# ---- servers ----------------------------------------------------------------------
+
+make_workdir()
+{
+	if [[ -n $WORKDIR ]]; then
+		[[ ! -e $WORKDIR ]] || die "--workdir $WORKDIR already exists"
+		mkdir -p "$WORKDIR"
+		WORK=$(cd "$WORKDIR" && pwd)
+	else
+		WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdc_kafka_stream.XXXXXX")
+	fi
+	chmod 755 "$WORK"
+	PGSOCK=$WORK/pg
+	mkdir -p "$PGSOCK"
+	((EUID != 0)) || chown postgres: "$PGSOCK"
+	log "servers in $WORK"
+}
+
+start_kafka()
+{
+	log "starting Kafka on 127.0.0.1:$KAFKA_PORT ($PARTITIONS partitions per topic)"
+	KAFKA_STARTED=1
+	BS=$(bash "$KAFKA_SH" start --dir "$WORK/kafka" --base-port "$KAFKA_PORT" \
+		--partitions "$PARTITIONS" 2>"$WORK/kafka-start.log") ||
+		{ tail -n 20 "$WORK/kafka-start.log" >&2; die "Kafka did not start"; }
+	BROKER_PID=$(cat "$WORK/kafka/node1/pid")
+}
+
+write_pg_config()
+{
+	cat >>"$PGSOCK/data/postgresql.conf" <<EOF
+
+# ---- bench/stream.sh ----
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$PGSOCK'
+shared_preload_libraries = 'cdc_kafka'
+wal_level = logical
+output_plugin_libraries = 'pgoutput, test_decoding, cdc_kafka'
+max_replication_slots = 32
+max_wal_senders = 10
+logical_decoding_work_mem = '64MB'
+autovacuum = off
+max_wal_size = '16GB'
+checkpoint_timeout = '1h'
+fsync = off
+synchronous_commit = on
+jit = off
+cdc_kafka.bootstrap_servers = '$BS'
+cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION'
+EOF
+}
+
+start_postgres()
+{
+	log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+	as_server_user "$PGBIN/initdb" -D "$PGSOCK/data" -U bench -A trust -E UTF8 \
+		--locale=C --no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed, see $WORK/initdb.log"
+	write_pg_config
+	PG_STARTED=1
+	as_server_user "$PGBIN/pg_ctl" -D "$PGSOCK/data" -l "$PGSOCK/server.log" -w -t 60 start >/dev/null ||
+		die "PostgreSQL did not start, see $PGSOCK/server.log"
+	DB=postgres bench_psql -c "CREATE DATABASE bench"
+}
+
+# Broker JIT warm-up: 200,000 messages of 1 kB through kcat, acks=all.
+warm_up_kafka()
+{
+	log "warming up the broker (200 MB through kcat)"
+	awk 'BEGIN { s = sprintf("%1000s", ""); gsub(/ /, "x", s);
+	             for (i = 0; i < 200000; i++) print i "\t" s }' |
+		kcat -P -b "$BS" -t bench.warmup -K $'\t' -X acks=all -X enable.idempotence=true \
+			2>"$WORK/warmup.err" || die "kcat could not produce the warm-up messages: $(tail -n 3 "$WORK/warmup.err")"
+}
+
+cleanup()
+{
+	local status=$? pid
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	[[ -n $WORK ]] || exit "$status"
+	if ((KEEP)); then
+		log "kept the servers (running) in $WORK"
+		log "  psql:   $PGBIN/psql -h $PGSOCK -p $PG_PORT -U bench bench"
+		log "  kafka:  $BS   (stop: bash $KAFKA_SH stop --dir $WORK/kafka)"
+		log "  stop:   $( ((EUID == 0)) && echo 'runuser -u postgres -- ')$PGBIN/pg_ctl -D $PGSOCK/data stop; rm -rf $WORK"
+		exit "$status"
+	fi
+	if ((PG_STARTED)); then
+		((status == 0)) || { log "last lines of the server log:"; tail -n 20 "$PGSOCK/server.log" >&2 || true; }
+		as_server_user "$PGBIN/pg_ctl" -D "$PGSOCK/data" -m fast -w stop >/dev/null 2>&1 ||
+			log "WARNING: could not stop PostgreSQL in $PGSOCK"
+	fi
+	if ((KAFKA_STARTED)); then
+		bash "$KAFKA_SH" stop --dir "$WORK/kafka" >/dev/null 2>&1 || log "WARNING: could not stop Kafka in $WORK/kafka"
+	fi
+	rm -rf "$WORK"
+	exit "$status"
+}
+
+# ---- schema -----------------------------------------------------------------------
+
+create_schema()
+{
+	bench_psql >/dev/null <<'EOF'
+CREATE EXTENSION cdc_kafka;
+SELECT cdc_kafka.stop();
+
+CREATE TABLE bench_rows (
+	id        bigint PRIMARY KEY,
+	qty       int NOT NULL,
+	label     text NOT NULL,
+	amount    numeric(12,2),
+	placed_at timestamptz NOT NULL,
+	paid      boolean NOT NULL
+);
+
+-- (c): each row carries the time it was inserted
+CREATE TABLE lat_rows (
+	id          bigserial PRIMARY KEY,
+	qty         int NOT NULL,
+	label       text NOT NULL,
+	amount      numeric(12,2),
+	placed_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+	paid        boolean NOT NULL,
+	inserted_us bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+);
+
+-- Both exist before any load (pgoutput reads publications as of each change).
+-- Not FOR ALL TABLES: that would also capture cdc_kafka.worker_state, which
+-- cdc_kafka.start() and stop() update, and add its records to the runs.
+CREATE PUBLICATION cdc_kafka FOR TABLE bench_rows, lat_rows;
+CREATE PUBLICATION dbz_publication FOR TABLE bench_rows;
+
+-- Wait until the worker has `target` records acknowledged in all and nothing
+-- in flight; returns the time of the last acknowledgement (epoch seconds)
+-- and the slot its session used.
+CREATE FUNCTION bench_wait_acked(target bigint, timeout_s float8,
+                                 OUT records bigint, OUT last_ack float8, OUT slot name)
+LANGUAGE plpgsql AS $$
+DECLARE
+	deadline timestamptz := clock_timestamp() + timeout_s * interval '1 second';
+	st record;
+BEGIN
+	LOOP
+		SELECT * INTO st FROM cdc_kafka.status;
+		IF st.records_sent >= target AND st.inflight_records = 0 THEN
+			records := st.records_sent;
+			last_ack := extract(epoch FROM st.last_ack_time);
+			slot := st.slot_name;
+			RETURN;
+		END IF;
+		IF st.state IN ('error', 'blocked', 'slot_lost') THEN
+			RAISE EXCEPTION 'cdc_kafka worker is %: %', st.state, coalesce(st.last_error, st.detail);
+		END IF;
+		IF clock_timestamp() > deadline THEN
+			RAISE EXCEPTION 'timed out: % of % records acknowledged (state %: %)',
+				st.records_sent, target, st.state, st.detail;
+		END IF;
+		PERFORM pg_sleep(0.02);
+	END LOOP;
+END
+$$;
+
+-- Wait until the worker is in state `want` (on slot `want_slot` if given).
+CREATE FUNCTION bench_wait_state(want text, want_slot name, timeout_s float8) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	deadline timestamptz := clock_timestamp() + timeout_s * interval '1 second';
+	st record;
+BEGIN
+	LOOP
+		SELECT * INTO st FROM cdc_kafka.status;
+		EXIT WHEN FOUND AND st.state = want AND (want_slot IS NULL OR st.slot_name = want_slot);
+		IF clock_timestamp() > deadline THEN
+			RAISE EXCEPTION 'the worker is not % after % s (state %: %, last error %)',
+				want, timeout_s, st.state, st.detail, st.last_error;
+		END IF;
+		PERFORM pg_sleep(0.02);
+	END LOOP;
+END
+$$;
+EOF
+	if [[ $(q "SELECT count(*) FROM pg_settings WHERE name = 'cdc_kafka.snapshot_mode'") == 1 ]]; then
+		q "ALTER SYSTEM SET cdc_kafka.snapshot_mode = 'no_data'" # as Debezium's snapshot.mode here
+	fi
+	bench_psql -c "ALTER SYSTEM SET cdc_kafka.databases = 'bench'" -c "SELECT pg_reload_conf()" >/dev/null
+	q "SELECT bench_wait_state('stopped', NULL, 60)" >/dev/null
+	log "cdc_kafka worker of database bench is up (pid $(q 'SELECT pid FROM cdc_kafka.status'), stopped)"
+}
+
+# ---- the worker -------------------------------------------------------------------
+
+# Settings of the next session: slot, topic prefix, schemas.  The worker is
+# stopped; it re-reads its settings on the SIGHUP of the reload.
+worker_configure()
+{
+	bench_psql -c "ALTER SYSTEM SET cdc_kafka.slot_name = '$1'" \
+		-c "ALTER SYSTEM SET cdc_kafka.topic_prefix = '$2'" \
+		-c "ALTER SYSTEM SET cdc_kafka.schemas = '$3'" \
+		-c "SELECT pg_reload_conf()" >/dev/null
+	sleep 1
+}
+
+# Every slot the worker streams is created here, beforehand: a slot the
+# worker creates itself may come with an initial snapshot of the tables
+# (cdc_kafka.snapshot_mode, in newer builds; set to no_data when it exists).
+create_slot() { q "SELECT 1 FROM pg_create_logical_replication_slot('$1', 'cdc_kafka')" >/dev/null; }
+
+# Start streaming; prints the time just before (epoch seconds).
+worker_start()
+{
+	bench_psql -c "SELECT extract(epoch FROM clock_timestamp())" -c "SELECT cdc_kafka.start()" | sed -n 1p
+}
+
+worker_stop()
+{
+	bench_psql -c "SELECT cdc_kafka.stop()" >/dev/null
+	q "SELECT bench_wait_state('stopped', NULL, 60)" >/dev/null
+}
+
+worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
+records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
+
+# Wait for `target` acknowledged records; prints "records last_ack slot".
+wait_acked()
+{
+	bench_psql -F ' ' -c "SELECT records, last_ack, slot FROM bench_wait_acked($1, $TIMEOUT)"
+}
+
+# ---- process figures ---------------------------------------------------------------
+
+# User+system CPU ticks of a process (all its threads).
+cpu_ticks()
+{
+	local stat f
+	stat=$(<"/proc/$1/stat")
+	read -ra f <<<"${stat##*) }"
+	echo $((f[11] + f[12]))
+}
+
+# Sample VmRSS and RssAnon (kB) of $1 every 0.2 s into $2 while it lives.
+rss_sampler()
+{
+	local pid=$1 out=$2 key value rest rss anon
+	while [[ -r /proc/$pid/status ]]; do
+		rss='' anon=''
+		while read -r key value rest; do
+			case $key in
+				VmRSS:) rss=$value ;;
+				RssAnon:) anon=$value ;;
+			esac
+		done 2>/dev/null <"/proc/$pid/status" || break
+		[[ -z $rss ]] || echo "$rss $anon" >>"$out"
+		sleep 0.2
+	done
+}
+
+SAMPLER_PID=""
+SAMPLE_FILE=""
+CPU0=0
+BROKER_CPU0=0
+
+# Start watching process $1 (memory, CPU) and the broker (CPU).
+measure_begin()
+{
+	local pid=$1
+	SAMPLE_FILE=$WORK/rss.$pid.$RANDOM
+	: >"$SAMPLE_FILE"
+	echo 5 >"/proc/$pid/clear_refs" 2>/dev/null || true # VmHWM := VmRSS
+	CPU0=$(cpu_ticks "$pid")
+	BROKER_CPU0=$(cpu_ticks "$BROKER_PID")
+	rss_sampler "$pid" "$SAMPLE_FILE" &
+	SAMPLER_PID=$!
+	BG_PIDS+=("$SAMPLER_PID")
+}
+
+# Stop watching $1 and record the figures under run key $2.
+measure_end()
+{
+	local pid=$1 key=$2 hwm=''
+	kill "$SAMPLER_PID" 2>/dev/null || true
+	wait "$SAMPLER_PID" 2>/dev/null || true
+	if [[ -r /proc/$pid/status ]]; then
+		hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+		CPU[$key]=$(calc "($(cpu_ticks "$pid") - $CPU0) / $CLK_TCK" '%.2f')
+	fi
+	HWM[$key]=$(calc "${hwm:-0} / 1024" '%.0f')
+	RSS[$key]=$(awk '$1 > m {m = $1} END {printf "%.0f", m / 1024}' "$SAMPLE_FILE")
+	ANON[$key]=$(awk '$2 > m {m = $2} END {printf "%.0f", m / 1024}' "$SAMPLE_FILE")
+	BROKER_CPU[$key]=$(calc "($(cpu_ticks "$BROKER_PID") - $BROKER_CPU0) / $CLK_TCK" '%.2f')
+	rm -f "$SAMPLE_FILE"
+}
+
+# ---- Kafka checks ------------------------------------------------------------------
+
+# Messages in a topic: the sum of its partitions' end offsets.
+topic_count()
+{
+	local p parts=() n
+	for ((p = 0; p < PARTITIONS; p++)); do parts+=(-t "$1:$p:-1"); done
+	n=$(kcat -Q -b "$BS" "${parts[@]}" 2>/dev/null | awk '/offset/ {s += $NF} END {print s + 0}')
+	echo "$n"
+}
+
+check_topic()
+{
+	local n
+	n=$(topic_count "$1")
+	[[ $n == "$2" ]] || die "topic $1 holds $n messages, expected $2"
+}
+
+# Every topic of the run, created before anything is measured (LogAppendTime).
+create_topics()
+{
+	local r topics=(lat.public.lat_rows b_on.public.bench_rows b_off.public.bench_rows)
+	for ((r = 1; r <= REPEAT; r++)); do
+		topics+=("a_on_$r.public.bench_rows" "a_off_$r.public.bench_rows" "k_on_$r.alone" "k_off_$r.alone")
+	done
+	((!DEBEZIUM)) || topics+=(dbz.public.bench_rows)
+	log "creating ${#topics[@]} topics (message.timestamp.type=LogAppendTime)"
+	java -cp "$DBZ_DIR/target/classes:$DBZ_DIR/target/lib/*" cdckafka.bench.CreateTopics \
+		"$BS" "$PARTITIONS" "${topics[@]}" >"$WORK/create-topics.log" 2>&1 ||
+		die "could not create the topics: $(tail -n 5 "$WORK/create-topics.log")"
+}
+
+# Broker append times of a run's first and last messages (the topics use
+# LogAppendTime): STARTUP_S = first append - $3 (the run's start, epoch
+# seconds), STEADY = rows / (last append - first append).
+kafka_times()
+{
+	local key=$1 topic=$2 t0=$3 p first last
+	read -r first last <<<"$(for ((p = 0; p < PARTITIONS; p++)); do
+		kcat -C -b "$BS" -t "$topic" -p "$p" -o beginning -c 1 -e -q -f '%T first\n'
+		kcat -C -b "$BS" -t "$topic" -p "$p" -o -1 -c 1 -e -q -f '%T last\n'
+	done 2>/dev/null | awk '$2 == "first" && (f == "" || $1 < f) {f = $1}
+	                       $2 == "last" && $1 > l {l = $1} END {print f, l}')"
+	[[ -n $first && -n $last ]] || die "could not read the append times of topic $topic"
+	STARTUP_S[$key]=$(calc "$first / 1000 - $t0" '%.2f')
+	STEADY[$key]=$(calc "$ROWS / (($last - $first) / 1000)" '%.0f')
+}
+
+# ---- workload ------------------------------------------------------------------------
+
+# INSERT statements of TXN_ROWS rows each, every one its own transaction, each
+# followed by the time (epoch seconds) right after its commit.
+workload_sql()
+{
+	local first last
+	echo "SELECT setseed(0.42);"
+	echo "SELECT extract(epoch FROM clock_timestamp());"
+	for ((first = 1; first <= ROWS; first += TXN_ROWS)); do
+		last=$((first + TXN_ROWS - 1))
+		((last <= ROWS)) || last=$ROWS
+		cat <<EOF
+INSERT INTO bench_rows
+SELECT i,
+       floor(random() * 2000000000 - 1000000000)::int,
+       'order ' || i || ' for '
+         || (ARRAY['Alice','Bob','Carla','José','Zoë','Ørjan','Hiroshi','Fatima'])[1 + i % 8]
+         || ' ' || substr(md5(i::text), 1, 4 + i % 16),
+       round((random() * 2000000 - 500000)::numeric, 2),
+       timestamptz '2020-01-01 00:00:00+00' + random() * interval '5 years',
+       random() < 0.5
+  FROM generate_series($first, $last) AS i;
+SELECT extract(epoch FROM clock_timestamp());
+EOF
+	done
+}
+
+# Load the rows; prints "start first_commit last_commit" (epoch seconds).
+load_rows()
+{
+	workload_sql | bench_psql | grep -v '^$' | awk 'NR == 1 {s = $1} NR == 2 {f = $1} {l = $1}
+		END {print s, f, l}'
+}
+
+# ---- (a) catch-up ------------------------------------------------------------------------
+
+create_catchup_slots()
+{
+	local r
+	for ((r = 1; r <= REPEAT; r++)); do
+		bench_psql -c "SELECT 1 FROM pg_create_logical_replication_slot('bench_floor_$r', 'test_decoding')" \
+			-c "SELECT 1 FROM pg_create_logical_replication_slot('bench_on_$r', 'cdc_kafka')" \
+			-c "SELECT 1 FROM pg_create_logical_replication_slot('bench_off_$r', 'cdc_kafka')" >/dev/null
+	done
+	((!DEBEZIUM)) || q "SELECT 1 FROM pg_create_logical_replication_slot('bench_dbz', 'pgoutput')" >/dev/null
+}
+
+load_for_catchup()
+{
+	local times
+	log "loading $ROWS rows in transactions of $TXN_ROWS (every streamer stopped)"
+	times=$(load_rows)
+	END_LSN=$(q "SELECT pg_current_wal_insert_lsn()")
+	q "CHECKPOINT" >/dev/null
+	log "load took $(calc "$(cut -d' ' -f3 <<<"$times") - $(cut -d' ' -f1 <<<"$times")" '%.1f') s;" \
+		"$(q "SELECT pg_size_pretty(pg_wal_lsn_diff('$END_LSN', min(restart_lsn))) FROM pg_replication_slots") of WAL to stream"
+}
+
+run_floor()
+{
+	local key=$1 slot=$2 t0 t1 confirmed
+	t0=$EPOCHREALTIME
+	"$PGBIN/pg_recvlogical" -h "$PGSOCK" -p "$PG_PORT" -U bench -d bench -S "$slot" \
+		--start --endpos "$END_LSN" --no-loop -f /dev/null 2>"$WORK/recvlogical.err" ||
+		die "pg_recvlogical failed: $(tail -n 3 "$WORK/recvlogical.err")"
+	t1=$EPOCHREALTIME
+	confirmed=$(q "SELECT confirmed_flush_lsn >= '$END_LSN' FROM pg_replication_slots WHERE slot_name = '$slot'")
+	[[ $confirmed == t ]] || die "pg_recvlogical stopped before $END_LSN on slot $slot"
+	SECS[$key]=$(calc "$t1 - $t0")
+	log "  floor (pg_recvlogical, test_decoding): ${SECS[$key]} s"
+}
+
+# perf record the worker for as long as the run lasts (--perf).
+PERF_PID=""
+perf_begin()
+{
+	local dir=$HERE/work/stream-profile
+	mkdir -p "$dir"
+	perf record -F 999 -g -p "$1" -o "$dir/perf.data" >"$dir/perf-record.log" 2>&1 &
+	PERF_PID=$!
+	BG_PIDS+=("$PERF_PID")
+	sleep 0.5
+}
+
+perf_end()
+{
+	local dir=$HERE/work/stream-profile
+	kill -INT "$PERF_PID" 2>/dev/null || true
+	wait "$PERF_PID" 2>/dev/null || true
+	perf report -i "$dir/perf.data" --no-children --sort dso,symbol --percent-limit 0.5 --stdio \
+		>"$dir/self.txt" 2>/dev/null || true
+	perf report -i "$dir/perf.data" --children --sort symbol --percent-limit 2 --stdio -g none \
+		>"$dir/children.txt" 2>/dev/null || true
+	log "  perf profile of the worker in $dir (self.txt, children.txt)"
+}
+
+# One catch-up of the worker: run key, slot, topic prefix, schemas (on/off).
+run_cdc_catchup()
+{
+	local key=$1 slot=$2 prefix=$3 schemas=$4 base pid t0 records last_ack used
+	worker_configure "$slot" "$prefix" "$schemas"
+	base=$(records_sent)
+	pid=$(worker_pid)
+	measure_begin "$pid"
+	if ((PERF)) && [[ $key == on_1 ]]; then perf_begin "$pid"; fi
+	t0=$(worker_start)
+	read -r records last_ack used <<<"$(wait_acked $((base + ROWS)))"
+	if [[ -n $PERF_PID ]] && [[ $key == on_1 ]]; then perf_end; fi
+	measure_end "$pid" "$key"
+	worker_stop
+	[[ $used == "$slot" ]] || die "the worker streamed slot $used, not $slot (settings not reloaded in time?)"
+	((records == base + ROWS)) || die "the worker acknowledged $((records - base)) records, expected $ROWS"
+	check_topic "$prefix.public.bench_rows" "$ROWS"
+	kafka_times "$key" "$prefix.public.bench_rows" "$t0"
+	SECS[$key]=$(calc "$last_ack - $t0")
+	log "  cdc_kafka schemas=$schemas: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB"
+}
+
+# The same number of messages, of the same size and with the same headers as
+# a sample of cdc_kafka's records, from kcat (librdkafka too, acks=all,
+# idempotent): the producer client and the broker alone, no PostgreSQL.
+# Keys are left out (their bytes are in the value), so partitions are random.
+# Run key, sample topic, topic to fill.
+run_kafka_alone()
+{
+	local key=$1 sample=$2 topic=$3 value line headers=() t0 t1 user sys
+	value=$(kcat -C -b "$BS" -t "$sample" -p 0 -o beginning -c 1 -e -q -f '%k%s\n')
+	while IFS= read -r line; do
+		[[ -z $line ]] || headers+=(-H "$line")
+	done < <(kcat -C -b "$BS" -t "$sample" -p 0 -o beginning -c 1 -e -q -f '%h\n' |
+		sed 's/,__debezium\./\n__debezium./g')
+	BROKER_CPU0=$(cpu_ticks "$BROKER_PID")
+	t0=$EPOCHREALTIME
+	{ yes -- "$value" || true; } |
+		/usr/bin/time -f '%U %S' -o "$WORK/kcat-alone.time" kcat -P -b "$BS" -t "$topic" -c "$ROWS" \
+			-X acks=all -X enable.idempotence=true -z "$COMPRESSION" "${headers[@]}" 2>"$WORK/kcat-alone.err" ||
+		die "kcat could not produce to $topic: $(tail -n 3 "$WORK/kcat-alone.err")"
+	t1=$EPOCHREALTIME
+	BROKER_CPU[$key]=$(calc "($(cpu_ticks "$BROKER_PID") - $BROKER_CPU0) / $CLK_TCK" '%.2f')
+	read -r user sys <"$WORK/kcat-alone.time"
+	CPU[$key]=$(calc "$user + $sys" '%.2f')
+	check_topic "$topic" "$ROWS"
+	kafka_times "$key" "$topic" "$t0"
+	SECS[$key]=$(calc "$t1 - $t0")
+	log "  Kafka alone (kcat, ${#value}-byte values): ${SECS[$key]} s, kcat CPU ${CPU[$key]} s"
+}
+
+run_debezium()
+{
+	local out=$WORK/debezium.out pid line start_ms
+	log "  Debezium 3.6.1 (log: $WORK/debezium.log)"
+	java -Xmx1g -Dorg.slf4j.simpleLogger.logFile="$WORK/debezium.log" \
+		-Dorg.slf4j.simpleLogger.showDateTime=true \
+		-cp "$DBZ_DIR/target/classes:$DBZ_DIR/target/lib/*" cdckafka.bench.DebeziumBench \
+		--pg-port "$PG_PORT" --user bench --dbname bench --slot bench_dbz \
+		--publication dbz_publication --topic-prefix dbz --table public.bench_rows \
+		--bootstrap "$BS" --records "$ROWS" --timeout "$TIMEOUT" --compression "$COMPRESSION" \
+		>"$out" 2>"$WORK/debezium.err" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	measure_begin "$pid"
+	wait "$pid" || die "Debezium run failed: $(tail -n 5 "$WORK/debezium.err")"
+	measure_end "$pid" dbz
+	line=$(grep '^debezium ' "$out") || die "no result line from Debezium (see $out)"
+	SECS[dbz]=$(sed -E 's/.* seconds=([0-9.]+).*/\1/' <<<"$line")
+	start_ms=$(sed -E 's/.* start_epoch_ms=([0-9]+).*/\1/' <<<"$line")
+	FIRST_S[dbz]=$(sed -E 's/.* first_record_s=([0-9.]+).*/\1/' <<<"$line")
+	CPU[dbz]=$(calc "$(sed -E 's/.* cpu_s=([0-9.]+).*/\1/' <<<"$line")" '%.2f')
+	HWM[dbz]=$(sed -E 's/.* hwm_mb=([0-9.]+).*/\1/' <<<"$line" | cut -d. -f1)
+	ANON[dbz]='-'
+	check_topic dbz.public.bench_rows "$ROWS"
+	kafka_times dbz dbz.public.bench_rows "$(calc "$start_ms / 1000")"
+	log "  Debezium: ${SECS[dbz]} s (first record after ${FIRST_S[dbz]} s), JVM CPU ${CPU[dbz]} s"
+}
+
+phase_catchup()
+{
+	local r
+	create_catchup_slots
+	load_for_catchup
+	LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+	for ((r = 1; r <= REPEAT; r++)); do
+		log "(a) catch-up, round $r of $REPEAT"
+		run_floor "floor_$r" "bench_floor_$r"
+		run_cdc_catchup "on_$r" "bench_on_$r" "a_on_$r" on
+		run_cdc_catchup "off_$r" "bench_off_$r" "a_off_$r" off
+		run_kafka_alone "kon_$r" "a_on_$r.public.bench_rows" "k_on_$r.alone"
+		run_kafka_alone "koff_$r" "a_off_$r.public.bench_rows" "k_off_$r.alone"
+	done
+	if ((DEBEZIUM)); then
+		log "(a) catch-up, Debezium"
+		run_debezium
+	fi
+	# the slots are done with: let their WAL go
+	q "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots
+	    WHERE slot_name LIKE 'bench\_%' AND NOT active" >/dev/null
+}
+
+# ---- (b) streaming while loading ------------------------------------------------------------
+
+run_cdc_live()
+{
+	local key=$1 slot=$2 prefix=$3 schemas=$4 base pid tstart tfirst tlast records last_ack used
+	bench_psql -c "TRUNCATE bench_rows" -c "CHECKPOINT" >/dev/null
+	create_slot "$slot"
+	worker_configure "$slot" "$prefix" "$schemas"
+	worker_start >/dev/null
+	q "SELECT bench_wait_state('streaming', '$slot', 60)" >/dev/null
+	base=$(records_sent)
+	pid=$(worker_pid)
+	measure_begin "$pid"
+	read -r tstart tfirst tlast <<<"$(load_rows)"
+	read -r records last_ack used <<<"$(wait_acked $((base + ROWS)))"
+	measure_end "$pid" "$key"
+	worker_stop
+	((records == base + ROWS)) || die "the worker acknowledged $((records - base)) records, expected $ROWS"
+	check_topic "$prefix.public.bench_rows" "$ROWS"
+	kafka_times "$key" "$prefix.public.bench_rows" "$tfirst"
+	SECS[$key]=$(calc "$last_ack - $tfirst")
+	LOAD_S[$key]=$(calc "$tlast - $tstart")
+	TAIL_S[$key]=$(calc "$last_ack - $tlast")
+	log "  cdc_kafka schemas=$schemas: load ${LOAD_S[$key]} s, first commit -> last ack ${SECS[$key]} s," \
+		"last commit -> last ack ${TAIL_S[$key]} s"
+}
+
+phase_live()
+{
+	log "(b) streaming while loading"
+	run_cdc_live live_on bench_live_on b_on on
+	run_cdc_live live_off bench_live_off b_off off
+}
+
+# ---- (c) latency ----------------------------------------------------------------------------
+
+# Per record of the topic: row id, then commit->append, commit->encoded,
+# encoded->append, insert->append in ms; tab-separated.
+latency_samples()
+{
+	kcat -C -b "$BS" -t "$1" -o beginning -e -q -f '%T %s\n' 2>"$WORK/kcat-latency.err" |
+		awk '
+		function num(re,   s) {
+			if (!match($0, re)) return -1
+			s = substr($0, RSTART, RLENGTH)
+			sub(/.*:/, "", s)
+			return s + 0
+		}
+		{
+			kafka = $1 + 0
+			src = -1
+			if (match($0, /"source":\{[^}]*\}/)) {
+				block = substr($0, RSTART, RLENGTH)
+				if (match(block, /"ts_us":[0-9]+/)) src = substr(block, RSTART + 8, RLENGTH - 8) + 0
+			}
+			id = num("\"after\":\\{\"id\":[0-9]+")
+			enc = num("\"op\":\"c\",\"ts_ms\":[0-9]+,\"ts_us\":[0-9]+")
+			ins = num("\"inserted_us\":[0-9]+")
+			if (src < 0 || enc < 0 || ins < 0 || id < 0) { bad++; next }
+			printf "%d\t%.3f\t%.3f\t%.3f\t%.3f\n", id, kafka - src / 1000, (enc - src) / 1000,
+				kafka - enc / 1000, kafka - ins / 1000
+		}
+		END { if (bad) print bad " records without the expected fields" > "/dev/stderr" }'
+}
+
+# p50 p99 p99.9 max of column $2 of file $1 (nearest rank).
+percentiles()
+{
+	cut -f "$2" "$1" | sort -g | awk '
+		function rank(p,   i) { i = int(p * NR); if (i < p * NR) i++; return i < 1 ? 1 : i }
+		{ v[NR] = $1 }
+		END { printf "%.1f %.1f %.1f %.1f", v[rank(0.5)], v[rank(0.99)], v[rank(0.999)], v[NR] }'
+}
+
+# pgbench committing single-row INSERTs at --rate for $1 seconds; output in $2.
+run_pgbench()
+{
+	"$PGBIN/pgbench" -n -h "$PGSOCK" -p "$PG_PORT" -U bench -f "$WORK/latency.sql" \
+		-R "$LAT_RATE" -T "$1" -c 4 -j 2 bench >"$2" 2>&1 || die "pgbench failed: $(tail -n 5 "$2")"
+}
+
+# The worker's session starts with a new producer, whose first records wait
+# for its start (broker connection, producer id, topic metadata: ~1 s here).
+# So the rate runs LAT_WARMUP seconds first; records of those rows are
+# reported apart (warm-up max) and left out of the percentiles.
+phase_latency()
+{
+	local topic=lat.public.lat_rows n base warm_id all=$WORK/latency-all.tsv samples=$WORK/latency.tsv col
+	log "(c) latency: $LAT_RATE single-row transactions per second, ${LAT_WARMUP} s warm-up + $LAT_SECONDS s"
+	cat >"$WORK/latency.sql" <<'SQL'
+\set q random(1, 1000000)
+INSERT INTO lat_rows (qty, label, amount, paid) VALUES (:q, 'order ' || :q || ' for Zoë', :q / 100.0, :q % 2 = 0);
+SQL
+	create_slot bench_latency
+	worker_configure bench_latency lat on
+	worker_start >/dev/null
+	q "SELECT bench_wait_state('streaming', 'bench_latency', 60)" >/dev/null
+	base=$(records_sent)
+	run_pgbench "$LAT_WARMUP" "$WORK/pgbench-warmup.out"
+	warm_id=$(q "SELECT coalesce(max(id), 0) FROM lat_rows")
+	run_pgbench "$LAT_SECONDS" "$WORK/pgbench.out"
+	n=$(q "SELECT count(*) FROM lat_rows")
+	wait_acked $((base + n)) >/dev/null
+	worker_stop
+	latency_samples "$topic" >"$all"
+	[[ $(wc -l <"$all") == "$n" ]] || die "read $(wc -l <"$all") records back from $topic, expected $n"
+	awk -v w="$warm_id" '$1 > w' "$all" | cut -f 2- >"$samples"
+	LAT[n]=$(wc -l <"$samples")
+	LAT[warm_max]=$(awk -v w="$warm_id" '$1 <= w && $2 > m {m = $2} END {printf "%.0f", m}' "$all")
+	LAT[tps]=$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' "$WORK/pgbench.out" | sed -n 1p)
+	for col in 1 2 3 4; do LAT[$col]=$(percentiles "$samples" "$col"); done
+	log "  ${LAT[n]} records; commit -> append p50/p99/p99.9/max: ${LAT[1]} ms"
+}
+
+# ---- report ---------------------------------------------------------------------------------
+
+median() { tr " " "\n" | { grep . || true; } | sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+max_of() { if (($1 > $2)); then echo "$1"; else echo "$2"; fi; }
+
+# Over the rounds of run kind $1: median seconds (and all of them), start-up,
+# steady rate and CPU; the highest memory.
+summarise_rounds()
+{
+	local kind=$1 r all='' cpus='' rss=0 anon=0 hwm=0 bcpu='' startup='' steady=''
+	for ((r = 1; r <= REPEAT; r++)); do
+		all+="${SECS[${kind}_$r]} "
+		startup+="${STARTUP_S[${kind}_$r]:-} "
+		steady+="${STEADY[${kind}_$r]:-} "
+		cpus+="${CPU[${kind}_$r]:-} "
+		bcpu+="${BROKER_CPU[${kind}_$r]:-} "
+		rss=$(max_of "$rss" "${RSS[${kind}_$r]:-0}")
+		anon=$(max_of "$anon" "${ANON[${kind}_$r]:-0}")
+		hwm=$(max_of "$hwm" "${HWM[${kind}_$r]:-0}")
+	done
+	SECS[$kind]=$(median <<<"$all")
+	SECS[${kind}_all]=${all% }
+	CPU[$kind]=$(median <<<"$cpus")
+	BROKER_CPU[$kind]=$(median <<<"$bcpu")
+	STARTUP_S[$kind]=$(median <<<"$startup")
+	STEADY[$kind]=$(median <<<"$steady")
+	RSS[$kind]=$rss ANON[$kind]=$anon HWM[$kind]=$hwm
+}
+
+versions()
+{
+	local clients
+	clients=$(basename "$(ls "$DBZ_DIR"/target/lib/kafka-clients-*.jar 2>/dev/null | sed -n 1p)" .jar 2>/dev/null || echo '?')
+	echo "PostgreSQL: $(q 'SHOW server_version')"
+	echo "Kafka:      4.4.0, 1 KRaft node, $PARTITIONS partitions per topic; worker: librdkafka" \
+		"$(dpkg-query -W -f '${Version}' librdkafka1 2>/dev/null || echo '?'); Debezium: $clients"
+	echo "cdc_kafka:  $LIB_INFO (tree at $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown))"
+	((!DEBEZIUM)) || echo "Debezium:   3.6.1.Final embedded engine, pgoutput, JsonConverter schemas on, $(java -version 2>&1 | sed -n 1p)"
+	echo "machine:    $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)," \
+		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"
+	echo "load avg:   $LOAD_BEFORE before the catch-up runs, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+}
+
+# One line of a throughput table: label, run key, floor rows/s, Debezium rows/s.
+throughput_line()
+{
+	local label=$1 key=$2 floor=$3 dbz=$4
+	awk -v l="$label" -v s="${SECS[$key]}" -v n="$ROWS" -v f="$floor" -v d="$dbz" \
+		-v st="${STARTUP_S[$key]:--}" -v sr="${STEADY[$key]:--}" -v all="${SECS[${key}_all]:-}" \
+		'BEGIN { rate = n / s
+		         xd = (d > 0) ? sprintf("%.2f", rate / d) : "-"
+		         if (st != "-") st = sprintf("%.2f", st)
+		         if (sr != "-") sr = sprintf("%.0f", sr)
+		         printf "%-28s %8.2f %9.0f %7.2f %6s %9s %9s  %s\n", l, s, rate, rate / f, xd, st, sr, all }'
+}
+
+# One line of a resources table: label, run key.
+resources_line()
+{
+	awk -v l="$1" -v c="${CPU[$2]:--}" -v b="${BROKER_CPU[$2]:--}" -v r="${RSS[$2]:--}" \
+		-v a="${ANON[$2]:--}" -v h="${HWM[$2]:--}" \
+		'BEGIN { if (c != "-") c = sprintf("%.2f", c)
+		         if (b != "-") b = sprintf("%.2f", b)
+		         printf "%-28s %7s %8s %7s %7s %7s\n", l, c, b, r, a, h }'
+}
+
+throughput_header()
+{
+	printf '%-28s %8s %9s %7s %6s %9s %9s  %s\n' run seconds rows/s x_floor x_dbz startup_s steady/s "$1"
+}
+
+resources_header() { printf '%-28s %7s %8s %7s %7s %7s\n' "$1" cpu_s broker_s rss_MB anon_MB hwm_MB; }
+
+# Rate of run kind $1 / the floor's, round by round (same round, minutes
+# apart at most): prints each, then their median in brackets.
+round_ratios()
+{
+	local kind=$1 r list=''
+	for ((r = 1; r <= REPEAT; r++)); do
+		list+="$(calc "${SECS[floor_$r]} / ${SECS[${kind}_$r]}" '%.2f') "
+	done
+	echo "$list($(median <<<"$list"))"
+}
+
+report_catchup()
+{
+	local floor_rate=$1 dbz_rate=$2
+	echo "(a) catch-up: rows already committed, streamer started, timed to the last Kafka acknowledgement"
+	throughput_header all_s
+	throughput_line "floor: pg_recvlogical" floor "$floor_rate" "$dbz_rate"
+	throughput_line "cdc_kafka schemas=on" on "$floor_rate" "$dbz_rate"
+	throughput_line "cdc_kafka schemas=off" off "$floor_rate" "$dbz_rate"
+	((!DEBEZIUM)) || throughput_line "Debezium 3.6.1 (schemas on)" dbz "$floor_rate" "$dbz_rate"
+	throughput_line "Kafka alone, on-size msgs" kon "$floor_rate" "$dbz_rate"
+	throughput_line "Kafka alone, off-size msgs" koff "$floor_rate" "$dbz_rate"
+	echo "    x_floor round by round (median): schemas=on $(round_ratios on), schemas=off $(round_ratios off)," \
+		"Kafka alone on-size $(round_ratios kon)"
+	resources_header "    resources"
+	resources_line "cdc_kafka schemas=on" on
+	resources_line "cdc_kafka schemas=off" off
+	resources_line "Kafka alone, on-size msgs" kon
+	resources_line "Kafka alone, off-size msgs" koff
+	((!DEBEZIUM)) || resources_line "Debezium 3.6.1 (schemas on)" dbz
+}
+
+report_live()
+{
+	local floor_rate=$1 dbz_rate=$2 key
+	echo "(b) streaming while loading: first commit to the last Kafka acknowledgement"
+	for key in live_on live_off; do SECS[${key}_all]="${LOAD_S[$key]} ${TAIL_S[$key]}"; done
+	throughput_header 'load_s tail_s'
+	throughput_line "cdc_kafka schemas=on" live_on "$floor_rate" "$dbz_rate"
+	throughput_line "cdc_kafka schemas=off" live_off "$floor_rate" "$dbz_rate"
+	resources_header "    resources"
+	resources_line "cdc_kafka schemas=on" live_on
+	resources_line "cdc_kafka schemas=off" live_off
+}
+
+report_latency()
+{
+	echo "(c) latency, schemas=on: ${LAT[n]} single-row transactions at $LAT_RATE/s (pgbench: ${LAT[tps]} tps)," \
+		"after ${LAT_WARMUP} s at that rate (warm-up max: ${LAT[warm_max]} ms)"
+	printf '%-36s %7s %7s %7s %7s\n' 'ms, per record' p50 p99 p99.9 max
+	printf '%-36s %7s %7s %7s %7s\n' "commit -> Kafka append" ${LAT[1]}
+	printf '%-36s %7s %7s %7s %7s\n' "  commit -> worker encodes" ${LAT[2]}
+	printf '%-36s %7s %7s %7s %7s\n' "  worker encodes -> Kafka append" ${LAT[3]}
+	printf '%-36s %7s %7s %7s %7s\n' "insert (clock_timestamp) -> append" ${LAT[4]}
+}
+
+report_targets()
+{
+	local floor_rate=$1 ratio verdict p99
+	echo "targets:"
+	ratio=$(round_ratios on | sed -E 's/.*\((.*)\)/\1/')
+	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.6) ? "PASS" : "MISS"}')
+	printf '  %-48s measured %7s   %s\n' "catch-up, schemas=on >= 0.6 x floor (per round)" "${ratio}x" "$verdict"
+	printf '  %-48s measured %7s   (reference, no target)\n' "catch-up, schemas=on / Kafka alone (kcat)" \
+		"$(calc "${SECS[kon]} / ${SECS[on]}" '%.2f')x"
+	p99=$(cut -d' ' -f2 <<<"${LAT[1]}")
+	verdict=$(awk -v p="$p99" 'BEGIN {print (p < 50) ? "PASS" : "MISS"}')
+	printf '  %-48s measured %7s   %s\n' "latency commit -> Kafka, p99 < 50 ms" "${p99} ms" "$verdict"
+	((!PERF)) || echo "(--perf: the first schemas=on catch-up ran under perf record)"
+}
+
+report()
+{
+	local floor_rate dbz_rate=0
+	summarise_rounds floor
+	summarise_rounds on
+	summarise_rounds off
+	summarise_rounds kon
+	summarise_rounds koff
+	RSS[kon]=- ANON[kon]=- HWM[kon]=- RSS[koff]=- ANON[koff]=- HWM[koff]=- # kcat's memory is not sampled
+	floor_rate=$(calc "$ROWS / ${SECS[floor]}" '%.3f')
+	((!DEBEZIUM)) || dbz_rate=$(calc "$ROWS / ${SECS[dbz]}" '%.3f')
+
+	echo "cdc_kafka streaming benchmark (bench/stream.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	versions
+	echo "workload:   $ROWS INSERTs in transactions of $TXN_ROWS (bench/decode.sh's table);" \
+		"catch-up: median of $REPEAT rounds; compression.type=$COMPRESSION"
+	echo
+	report_catchup "$floor_rate" "$dbz_rate"
+	echo
+	report_live "$floor_rate" "$dbz_rate"
+	echo
+	report_latency
+	echo
+	report_targets "$floor_rate"
+}
+
+# Put the summary into bench/RESULTS.md between the markers (appended the first time).
+record_results()
+{
+	local summary=$1 results=$HERE/RESULTS.md begin='<!-- stream.sh: begin latest run -->'
+	local end='<!-- stream.sh: end latest run -->' block
+	((RECORD)) || return 0
+	block=$(printf '%s\n\n```\n%s\n```\n%s' "$begin" "$(cat "$summary")" "$end")
+	if grep -qF "$begin" "$results" 2>/dev/null; then
+		awk -v b="$begin" -v e="$end" -v blk="$block" '
+			$0 == b { print blk; skip = 1; next }
+			$0 == e { skip = 0; next }
+			!skip' "$results" >"$results.tmp" && mv "$results.tmp" "$results"
+	else
+		printf '\n## Streaming benchmark: latest run of bench/stream.sh\n\n%s\n' "$block" >>"$results"
+	fi
+	log "figures written into $results"
+}
+
+main()
+{
+	parse_args "$@"
+	check_prereqs
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	make_workdir
+	start_kafka
+	start_postgres
+	create_schema
+	warm_up_kafka
+	create_topics
+	phase_catchup
+	phase_live
+	phase_latency
+	report | tee "$WORK/summary.txt"
+	record_results "$WORK/summary.txt"
+}
+
+main "$@"
