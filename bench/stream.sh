@@ -165,15 +165,13 @@
 #   when missing and running as root), Java 17 with Maven, kcat and pgbench
 #   (apt-get installs what is missing, as root or through sudo).  About 8
 #   minutes with the defaults on 2 cores; --rows 100000 --repeat 1 for a quick run.
+#   What it shares with bench/snapshot.sh (servers, prerequisites, figures,
+#   the RESULTS.md writer) is in bench/lib.sh.
 #
 set -euo pipefail
 
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-PG_CONFIG=${PG_CONFIG:-$PGBIN/pg_config}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-KAFKA_SH=$ROOT/test/kafka/kafka.sh
-DBZ_DIR=$HERE/debezium
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ROWS=1000000
 TXN_ROWS=100000
@@ -192,301 +190,61 @@ RECORD=1
 KEEP=0
 TIMEOUT=1800 # seconds any one run may take
 
-WORK=""          # the run's directory
-PGSOCK=""        # PostgreSQL's socket directory
-BS=""            # Kafka bootstrap servers
-BROKER_PID=""
-PG_STARTED=0
-KAFKA_STARTED=0
-BG_PIDS=()       # background processes of ours, ended at exit
-END_LSN=""
-LIB_INFO=""
-LOAD_BEFORE=""
-CLK_TCK=$(getconf CLK_TCK)
+PERF_DIR=$HERE/work/stream-profile # --perf
 
-# Figures per run key (floor_1, on_1, off_1, ..., dbz, live_on, live_off).
-declare -A SECS CPU BROKER_CPU RSS ANON HWM LOAD_S TAIL_S FIRST_S STARTUP_S STEADY
+END_LSN=""
+
+# Figures per run key (floor_1, on_1, off_1, ..., dbz, live_on, live_off),
+# besides bench/lib.sh's.
+declare -A LOAD_S TAIL_S
 declare -A LAT
 
-# ---- helpers ------------------------------------------------------------------
-
-log() { printf '[stream.sh] %s\n' "$*" >&2; }
-
-die()
-{
-	printf '[stream.sh] ERROR: %s\n' "$*" >&2
-	exit 1
-}
-
-usage()
-{
-	sed -n '/^# USAGE/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'
-	exit "${1:-0}"
-}
-
-is_uint() { [[ $1 =~ ^[0-9]+$ ]] && ((10#$1 > 0)); }
+# ---- options ------------------------------------------------------------------
 
 parse_args()
 {
 	while (($#)); do
+		common_option "$@"
+		if ((OPT_WORDS)); then
+			shift "$OPT_WORDS"
+			continue
+		fi
 		case $1 in
-			--rows | --txn-rows | --repeat | --latency-seconds | --rate | --partitions | \
-				--pg-port | --kafka-port | --workdir | --compression)
+			--txn-rows | --latency-seconds | --rate | --compression)
 				(($# >= 2)) || die "$1 needs a value"
 				case $1 in
 					--compression) COMPRESSION=$2 ;;
-					--rows) ROWS=$2 ;;
 					--txn-rows) TXN_ROWS=$2 ;;
-					--repeat) REPEAT=$2 ;;
 					--latency-seconds) LAT_SECONDS=$2 ;;
 					--rate) LAT_RATE=$2 ;;
-					--partitions) PARTITIONS=$2 ;;
-					--pg-port) PG_PORT=$2 ;;
-					--kafka-port) KAFKA_PORT=$2 ;;
-					--workdir) WORKDIR=$2 ;;
 				esac
 				shift ;;
-			--skip-debezium) DEBEZIUM=0 ;;
-			--perf) PERF=1 ;;
-			--no-record) RECORD=0 ;;
-			--keep) KEEP=1 ;;
-			-h | --help) usage 0 ;;
 			*) printf 'unknown argument: %s\n\n' "$1" >&2; usage 2 ;;
 		esac
 		shift
 	done
 	[[ $COMPRESSION =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--compression: none, gzip, snappy, lz4 or zstd"
-	local v
-	for v in ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT; do
-		is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") needs a positive integer"
-	done
+	check_uints ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT
 }
 
-# Run a command as the OS user that owns the PostgreSQL server.
-as_server_user()
-{
-	if ((EUID == 0)); then
-		runuser -u postgres -- "$@"
-	else
-		"$@"
-	fi
-}
-
-as_root()
-{
-	if ((EUID == 0)); then "$@"; else sudo "$@"; fi
-}
-
-# psql against the benchmark database: quiet, unaligned, stop on error.
-bench_psql()
-{
-	"$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PGSOCK" -p "$PG_PORT" \
-		-U bench -d "${DB:-bench}" "$@"
-}
-
-# One value from one query.
-q() { bench_psql -c "$1"; }
-
-# Arithmetic on decimals: calc 'expression' (awk syntax), printed with format $2.
-calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# ---- prerequisites ----------------------------------------------------------------
-
-APT_UPDATED=0
-apt_install()
-{
-	log "installing $* with apt-get"
-	if ((!APT_UPDATED)); then
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-		APT_UPDATED=1
-	fi
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
-		die "apt-get install $* failed"
-}
-
-ensure_tools()
+# pgbench and pg_recvlogical, besides bench/lib.sh's tools.
+stream_prereqs()
 {
 	local pkgs=()
-	command -v javac >/dev/null || pkgs+=(openjdk-17-jdk-headless)
-	command -v mvn >/dev/null || pkgs+=(maven)
-	command -v kcat >/dev/null || pkgs+=(kcat)
 	[[ -x $PGBIN/pgbench || -x /usr/bin/pgbench ]] || pkgs+=(postgresql-client-15)
 	[[ -x $PGBIN/pg_recvlogical ]] || pkgs+=(postgresql-client-15)
-	if ((PERF)) && ! command -v perf >/dev/null; then pkgs+=(linux-perf); fi
-	((${#pkgs[@]} == 0)) || apt_install "${pkgs[@]}"
-}
-
-# The installed cdc_kafka: build and install it if missing (as root).
-ensure_cdc_kafka()
-{
-	local libdir sharedir
-	libdir=$("$PG_CONFIG" --pkglibdir)
-	sharedir=$("$PG_CONFIG" --sharedir)
-	if [[ ! -f $libdir/cdc_kafka.so || ! -f $sharedir/extension/cdc_kafka.control ]]; then
-		((EUID == 0)) || die "cdc_kafka is not installed: run 'make && make install' as root in $ROOT"
-		log "cdc_kafka is not installed: building and installing it"
-		bash "$ROOT/scripts/install-deps.sh" >&2
-		make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" >&2 && make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" install >&2 ||
-			die "could not build and install cdc_kafka"
-	fi
-	if [[ -f $ROOT/cdc_kafka.so ]] && ! cmp -s "$ROOT/cdc_kafka.so" "$libdir/cdc_kafka.so"; then
-		log "WARNING: the installed cdc_kafka.so differs from the build in $ROOT (run make install?)"
-	fi
-	LIB_INFO="$libdir/cdc_kafka.so, modified $(stat -c %y "$libdir/cdc_kafka.so" | cut -d. -f1),"
-	LIB_INFO+=" sha256 $(sha256sum "$libdir/cdc_kafka.so" | cut -c1-12)"
-}
-
-# Build bench/debezium unless target/ is newer than its sources.
-build_debezium()
-{
-	local stamp=$DBZ_DIR/target/.build-stamp
-	((DEBEZIUM)) || return 0
-	if [[ -f $stamp && -d $DBZ_DIR/target/lib ]] &&
-		[[ -z $(find "$DBZ_DIR/pom.xml" "$DBZ_DIR/src" -newer "$stamp" -print -quit) ]]; then
-		return
-	fi
-	log "building bench/debezium with Maven"
-	mvn -B -q -f "$DBZ_DIR/pom.xml" package >"$DBZ_DIR/maven.log" 2>&1 ||
-		{ tail -n 30 "$DBZ_DIR/maven.log" >&2; die "Maven build of bench/debezium failed (log: $DBZ_DIR/maven.log)"; }
-	rm -f "$DBZ_DIR/maven.log"
-	touch "$stamp"
-}
-
-check_prereqs()
-{
-	[[ -x $PGBIN/postgres ]] || die "no PostgreSQL server in $PGBIN (set PGBIN)"
-	"$PGBIN/postgres" --version | grep -q ' 15\.' || die "$PGBIN is not PostgreSQL 15"
-	if ((EUID == 0)); then
-		id postgres >/dev/null 2>&1 || die "running as root needs a 'postgres' OS user"
-	fi
-	ensure_tools
-	ensure_cdc_kafka
-	bash "$KAFKA_SH" setup >/dev/null 2>"${TMPDIR:-/tmp}/stream-kafka-setup.$$" ||
-		{ cat "${TMPDIR:-/tmp}/stream-kafka-setup.$$" >&2; die "kafka.sh setup failed"; }
-	rm -f "${TMPDIR:-/tmp}/stream-kafka-setup.$$"
-	build_debezium
-	! port_in_use "$PG_PORT" || die "port $PG_PORT is in use: pick another --pg-port"
-}
-
-# ---- servers ----------------------------------------------------------------------
-
-make_workdir()
-{
-	if [[ -n $WORKDIR ]]; then
-		[[ ! -e $WORKDIR ]] || die "--workdir $WORKDIR already exists"
-		mkdir -p "$WORKDIR"
-		WORK=$(cd "$WORKDIR" && pwd)
-	else
-		WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdc_kafka_stream.XXXXXX")
-	fi
-	chmod 755 "$WORK"
-	PGSOCK=$WORK/pg
-	mkdir -p "$PGSOCK"
-	((EUID != 0)) || chown postgres: "$PGSOCK"
-	log "servers in $WORK"
-}
-
-start_kafka()
-{
-	log "starting Kafka on 127.0.0.1:$KAFKA_PORT ($PARTITIONS partitions per topic)"
-	KAFKA_STARTED=1
-	BS=$(bash "$KAFKA_SH" start --dir "$WORK/kafka" --base-port "$KAFKA_PORT" \
-		--partitions "$PARTITIONS" 2>"$WORK/kafka-start.log") ||
-		{ tail -n 20 "$WORK/kafka-start.log" >&2; die "Kafka did not start"; }
-	BROKER_PID=$(cat "$WORK/kafka/node1/pid")
-}
-
-write_pg_config()
-{
-	cat >>"$PGSOCK/data/postgresql.conf" <<EOF
-
-# ---- bench/stream.sh ----
-listen_addresses = '127.0.0.1'
-port = $PG_PORT
-unix_socket_directories = '$PGSOCK'
-shared_preload_libraries = 'cdc_kafka'
-wal_level = logical
-output_plugin_libraries = 'pgoutput, test_decoding, cdc_kafka'
-max_replication_slots = 32
-max_wal_senders = 10
-logical_decoding_work_mem = '64MB'
-autovacuum = off
-max_wal_size = '16GB'
-checkpoint_timeout = '1h'
-fsync = off
-synchronous_commit = on
-jit = off
-cdc_kafka.bootstrap_servers = '$BS'
-cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION'
-EOF
-}
-
-start_postgres()
-{
-	log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
-	as_server_user "$PGBIN/initdb" -D "$PGSOCK/data" -U bench -A trust -E UTF8 \
-		--locale=C --no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed, see $WORK/initdb.log"
-	write_pg_config
-	PG_STARTED=1
-	as_server_user "$PGBIN/pg_ctl" -D "$PGSOCK/data" -l "$PGSOCK/server.log" -w -t 60 start >/dev/null ||
-		die "PostgreSQL did not start, see $PGSOCK/server.log"
-	DB=postgres bench_psql -c "CREATE DATABASE bench"
-}
-
-# Broker JIT warm-up: 200,000 messages of 1 kB through kcat, acks=all.
-warm_up_kafka()
-{
-	log "warming up the broker (200 MB through kcat)"
-	awk 'BEGIN { s = sprintf("%1000s", ""); gsub(/ /, "x", s);
-	             for (i = 0; i < 200000; i++) print i "\t" s }' |
-		kcat -P -b "$BS" -t bench.warmup -K $'\t' -X acks=all -X enable.idempotence=true \
-			2>"$WORK/warmup.err" || die "kcat could not produce the warm-up messages: $(tail -n 3 "$WORK/warmup.err")"
-}
-
-cleanup()
-{
-	local status=$? pid
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	[[ -n $WORK ]] || exit "$status"
-	if ((KEEP)); then
-		log "kept the servers (running) in $WORK"
-		log "  psql:   $PGBIN/psql -h $PGSOCK -p $PG_PORT -U bench bench"
-		log "  kafka:  $BS   (stop: bash $KAFKA_SH stop --dir $WORK/kafka)"
-		log "  stop:   $( ((EUID == 0)) && echo 'runuser -u postgres -- ')$PGBIN/pg_ctl -D $PGSOCK/data stop; rm -rf $WORK"
-		exit "$status"
-	fi
-	if ((PG_STARTED)); then
-		((status == 0)) || { log "last lines of the server log:"; tail -n 20 "$PGSOCK/server.log" >&2 || true; }
-		as_server_user "$PGBIN/pg_ctl" -D "$PGSOCK/data" -m fast -w stop >/dev/null 2>&1 ||
-			log "WARNING: could not stop PostgreSQL in $PGSOCK"
-	fi
-	if ((KAFKA_STARTED)); then
-		bash "$KAFKA_SH" stop --dir "$WORK/kafka" >/dev/null 2>&1 || log "WARNING: could not stop Kafka in $WORK/kafka"
-	fi
-	rm -rf "$WORK"
-	exit "$status"
+	check_prereqs "${pkgs[@]}"
 }
 
 # ---- schema -----------------------------------------------------------------------
 
 create_schema()
 {
-	bench_psql >/dev/null <<'EOF'
-CREATE EXTENSION cdc_kafka;
-SELECT cdc_kafka.stop();
-
-CREATE TABLE bench_rows (
-	id        bigint PRIMARY KEY,
-	qty       int NOT NULL,
-	label     text NOT NULL,
-	amount    numeric(12,2),
-	placed_at timestamptz NOT NULL,
-	paid      boolean NOT NULL
-);
+	{
+		echo "CREATE EXTENSION cdc_kafka;"
+		echo "SELECT cdc_kafka.stop();"
+		bench_rows_ddl
+		cat <<'EOF'
 
 -- (c): each row carries the time it was inserted
 CREATE TABLE lat_rows (
@@ -505,55 +263,9 @@ CREATE TABLE lat_rows (
 CREATE PUBLICATION cdc_kafka FOR TABLE bench_rows, lat_rows;
 CREATE PUBLICATION dbz_publication FOR TABLE bench_rows;
 
--- Wait until the worker has `target` records acknowledged in all and nothing
--- in flight; returns the time of the last acknowledgement (epoch seconds)
--- and the slot its session used.
-CREATE FUNCTION bench_wait_acked(target bigint, timeout_s float8,
-                                 OUT records bigint, OUT last_ack float8, OUT slot name)
-LANGUAGE plpgsql AS $$
-DECLARE
-	deadline timestamptz := clock_timestamp() + timeout_s * interval '1 second';
-	st record;
-BEGIN
-	LOOP
-		SELECT * INTO st FROM cdc_kafka.status;
-		IF st.records_sent >= target AND st.inflight_records = 0 THEN
-			records := st.records_sent;
-			last_ack := extract(epoch FROM st.last_ack_time);
-			slot := st.slot_name;
-			RETURN;
-		END IF;
-		IF st.state IN ('error', 'blocked', 'slot_lost') THEN
-			RAISE EXCEPTION 'cdc_kafka worker is %: %', st.state, coalesce(st.last_error, st.detail);
-		END IF;
-		IF clock_timestamp() > deadline THEN
-			RAISE EXCEPTION 'timed out: % of % records acknowledged (state %: %)',
-				st.records_sent, target, st.state, st.detail;
-		END IF;
-		PERFORM pg_sleep(0.02);
-	END LOOP;
-END
-$$;
-
--- Wait until the worker is in state `want` (on slot `want_slot` if given).
-CREATE FUNCTION bench_wait_state(want text, want_slot name, timeout_s float8) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-	deadline timestamptz := clock_timestamp() + timeout_s * interval '1 second';
-	st record;
-BEGIN
-	LOOP
-		SELECT * INTO st FROM cdc_kafka.status;
-		EXIT WHEN FOUND AND st.state = want AND (want_slot IS NULL OR st.slot_name = want_slot);
-		IF clock_timestamp() > deadline THEN
-			RAISE EXCEPTION 'the worker is not % after % s (state %: %, last error %)',
-				want, timeout_s, st.state, st.detail, st.last_error;
-		END IF;
-		PERFORM pg_sleep(0.02);
-	END LOOP;
-END
-$$;
 EOF
+		bench_wait_functions
+	} | bench_psql >/dev/null
 	if [[ $(q "SELECT count(*) FROM pg_settings WHERE name = 'cdc_kafka.snapshot_mode'") == 1 ]]; then
 		q "ALTER SYSTEM SET cdc_kafka.snapshot_mode = 'no_data'" # as Debezium's snapshot.mode here
 	fi
@@ -586,12 +298,6 @@ worker_start()
 	bench_psql -c "SELECT extract(epoch FROM clock_timestamp())" -c "SELECT cdc_kafka.start()" | sed -n 1p
 }
 
-worker_stop()
-{
-	bench_psql -c "SELECT cdc_kafka.stop()" >/dev/null
-	q "SELECT bench_wait_state('stopped', NULL, 60)" >/dev/null
-}
-
 worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
 records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
 
@@ -601,151 +307,15 @@ wait_acked()
 	bench_psql -F ' ' -c "SELECT records, last_ack, slot FROM bench_wait_acked($1, $TIMEOUT)"
 }
 
-# ---- process figures ---------------------------------------------------------------
-
-# User+system CPU ticks of a process (all its threads).
-cpu_ticks()
-{
-	local stat f
-	stat=$(<"/proc/$1/stat")
-	read -ra f <<<"${stat##*) }"
-	echo $((f[11] + f[12]))
-}
-
-# Sample VmRSS and RssAnon (kB) of $1 every 0.2 s into $2 while it lives.
-rss_sampler()
-{
-	local pid=$1 out=$2 key value rest rss anon
-	while [[ -r /proc/$pid/status ]]; do
-		rss='' anon=''
-		while read -r key value rest; do
-			case $key in
-				VmRSS:) rss=$value ;;
-				RssAnon:) anon=$value ;;
-			esac
-		done 2>/dev/null <"/proc/$pid/status" || break
-		[[ -z $rss ]] || echo "$rss $anon" >>"$out"
-		sleep 0.2
-	done
-}
-
-SAMPLER_PID=""
-SAMPLE_FILE=""
-CPU0=0
-BROKER_CPU0=0
-
-# Start watching process $1 (memory, CPU) and the broker (CPU).
-measure_begin()
-{
-	local pid=$1
-	SAMPLE_FILE=$WORK/rss.$pid.$RANDOM
-	: >"$SAMPLE_FILE"
-	echo 5 >"/proc/$pid/clear_refs" 2>/dev/null || true # VmHWM := VmRSS
-	CPU0=$(cpu_ticks "$pid")
-	BROKER_CPU0=$(cpu_ticks "$BROKER_PID")
-	rss_sampler "$pid" "$SAMPLE_FILE" &
-	SAMPLER_PID=$!
-	BG_PIDS+=("$SAMPLER_PID")
-}
-
-# Stop watching $1 and record the figures under run key $2.
-measure_end()
-{
-	local pid=$1 key=$2 hwm=''
-	kill "$SAMPLER_PID" 2>/dev/null || true
-	wait "$SAMPLER_PID" 2>/dev/null || true
-	if [[ -r /proc/$pid/status ]]; then
-		hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-		CPU[$key]=$(calc "($(cpu_ticks "$pid") - $CPU0) / $CLK_TCK" '%.2f')
-	fi
-	HWM[$key]=$(calc "${hwm:-0} / 1024" '%.0f')
-	RSS[$key]=$(awk '$1 > m {m = $1} END {printf "%.0f", m / 1024}' "$SAMPLE_FILE")
-	ANON[$key]=$(awk '$2 > m {m = $2} END {printf "%.0f", m / 1024}' "$SAMPLE_FILE")
-	BROKER_CPU[$key]=$(calc "($(cpu_ticks "$BROKER_PID") - $BROKER_CPU0) / $CLK_TCK" '%.2f')
-	rm -f "$SAMPLE_FILE"
-}
-
-# ---- Kafka checks ------------------------------------------------------------------
-
-# Messages in a topic: the sum of its partitions' end offsets.
-topic_count()
-{
-	local p parts=() n
-	for ((p = 0; p < PARTITIONS; p++)); do parts+=(-t "$1:$p:-1"); done
-	n=$(kcat -Q -b "$BS" "${parts[@]}" 2>/dev/null | awk '/offset/ {s += $NF} END {print s + 0}')
-	echo "$n"
-}
-
-check_topic()
-{
-	local n
-	n=$(topic_count "$1")
-	[[ $n == "$2" ]] || die "topic $1 holds $n messages, expected $2"
-}
-
-# Every topic of the run, created before anything is measured (LogAppendTime).
-create_topics()
+# Every topic of the run, created before anything is measured.
+make_topics()
 {
 	local r topics=(lat.public.lat_rows b_on.public.bench_rows b_off.public.bench_rows)
 	for ((r = 1; r <= REPEAT; r++)); do
 		topics+=("a_on_$r.public.bench_rows" "a_off_$r.public.bench_rows" "k_on_$r.alone" "k_off_$r.alone")
 	done
 	((!DEBEZIUM)) || topics+=(dbz.public.bench_rows)
-	log "creating ${#topics[@]} topics (message.timestamp.type=LogAppendTime)"
-	java -cp "$DBZ_DIR/target/classes:$DBZ_DIR/target/lib/*" cdckafka.bench.CreateTopics \
-		"$BS" "$PARTITIONS" "${topics[@]}" >"$WORK/create-topics.log" 2>&1 ||
-		die "could not create the topics: $(tail -n 5 "$WORK/create-topics.log")"
-}
-
-# Broker append times of a run's first and last messages (the topics use
-# LogAppendTime): STARTUP_S = first append - $3 (the run's start, epoch
-# seconds), STEADY = rows / (last append - first append).
-kafka_times()
-{
-	local key=$1 topic=$2 t0=$3 p first last
-	read -r first last <<<"$(for ((p = 0; p < PARTITIONS; p++)); do
-		kcat -C -b "$BS" -t "$topic" -p "$p" -o beginning -c 1 -e -q -f '%T first\n'
-		kcat -C -b "$BS" -t "$topic" -p "$p" -o -1 -c 1 -e -q -f '%T last\n'
-	done 2>/dev/null | awk '$2 == "first" && (f == "" || $1 < f) {f = $1}
-	                       $2 == "last" && $1 > l {l = $1} END {print f, l}')"
-	[[ -n $first && -n $last ]] || die "could not read the append times of topic $topic"
-	STARTUP_S[$key]=$(calc "$first / 1000 - $t0" '%.2f')
-	STEADY[$key]=$(calc "$ROWS / (($last - $first) / 1000)" '%.0f')
-}
-
-# ---- workload ------------------------------------------------------------------------
-
-# INSERT statements of TXN_ROWS rows each, every one its own transaction, each
-# followed by the time (epoch seconds) right after its commit.
-workload_sql()
-{
-	local first last
-	echo "SELECT setseed(0.42);"
-	echo "SELECT extract(epoch FROM clock_timestamp());"
-	for ((first = 1; first <= ROWS; first += TXN_ROWS)); do
-		last=$((first + TXN_ROWS - 1))
-		((last <= ROWS)) || last=$ROWS
-		cat <<EOF
-INSERT INTO bench_rows
-SELECT i,
-       floor(random() * 2000000000 - 1000000000)::int,
-       'order ' || i || ' for '
-         || (ARRAY['Alice','Bob','Carla','José','Zoë','Ørjan','Hiroshi','Fatima'])[1 + i % 8]
-         || ' ' || substr(md5(i::text), 1, 4 + i % 16),
-       round((random() * 2000000 - 500000)::numeric, 2),
-       timestamptz '2020-01-01 00:00:00+00' + random() * interval '5 years',
-       random() < 0.5
-  FROM generate_series($first, $last) AS i;
-SELECT extract(epoch FROM clock_timestamp());
-EOF
-	done
-}
-
-# Load the rows; prints "start first_commit last_commit" (epoch seconds).
-load_rows()
-{
-	workload_sql | bench_psql | grep -v '^$' | awk 'NR == 1 {s = $1} NR == 2 {f = $1} {l = $1}
-		END {print s, f, l}'
+	create_topics "${topics[@]}"
 }
 
 # ---- (a) catch-up ------------------------------------------------------------------------
@@ -784,30 +354,6 @@ run_floor()
 	[[ $confirmed == t ]] || die "pg_recvlogical stopped before $END_LSN on slot $slot"
 	SECS[$key]=$(calc "$t1 - $t0")
 	log "  floor (pg_recvlogical, test_decoding): ${SECS[$key]} s"
-}
-
-# perf record the worker for as long as the run lasts (--perf).
-PERF_PID=""
-perf_begin()
-{
-	local dir=$HERE/work/stream-profile
-	mkdir -p "$dir"
-	perf record -F 999 -g -p "$1" -o "$dir/perf.data" >"$dir/perf-record.log" 2>&1 &
-	PERF_PID=$!
-	BG_PIDS+=("$PERF_PID")
-	sleep 0.5
-}
-
-perf_end()
-{
-	local dir=$HERE/work/stream-profile
-	kill -INT "$PERF_PID" 2>/dev/null || true
-	wait "$PERF_PID" 2>/dev/null || true
-	perf report -i "$dir/perf.data" --no-children --sort dso,symbol --percent-limit 0.5 --stdio \
-		>"$dir/self.txt" 2>/dev/null || true
-	perf report -i "$dir/perf.data" --children --sort symbol --percent-limit 2 --stdio -g none \
-		>"$dir/children.txt" 2>/dev/null || true
-	log "  perf profile of the worker in $dir (self.txt, children.txt)"
 }
 
 # One catch-up of the worker: run key, slot, topic prefix, schemas (on/off).
@@ -861,34 +407,6 @@ run_kafka_alone()
 	log "  Kafka alone (kcat, ${#value}-byte values): ${SECS[$key]} s, kcat CPU ${CPU[$key]} s"
 }
 
-run_debezium()
-{
-	local out=$WORK/debezium.out pid line start_ms
-	log "  Debezium 3.6.1 (log: $WORK/debezium.log)"
-	java -Xmx1g -Dorg.slf4j.simpleLogger.logFile="$WORK/debezium.log" \
-		-Dorg.slf4j.simpleLogger.showDateTime=true \
-		-cp "$DBZ_DIR/target/classes:$DBZ_DIR/target/lib/*" cdckafka.bench.DebeziumBench \
-		--pg-port "$PG_PORT" --user bench --dbname bench --slot bench_dbz \
-		--publication dbz_publication --topic-prefix dbz --table public.bench_rows \
-		--bootstrap "$BS" --records "$ROWS" --timeout "$TIMEOUT" --compression "$COMPRESSION" \
-		>"$out" 2>"$WORK/debezium.err" &
-	pid=$!
-	BG_PIDS+=("$pid")
-	measure_begin "$pid"
-	wait "$pid" || die "Debezium run failed: $(tail -n 5 "$WORK/debezium.err")"
-	measure_end "$pid" dbz
-	line=$(grep '^debezium ' "$out") || die "no result line from Debezium (see $out)"
-	SECS[dbz]=$(sed -E 's/.* seconds=([0-9.]+).*/\1/' <<<"$line")
-	start_ms=$(sed -E 's/.* start_epoch_ms=([0-9]+).*/\1/' <<<"$line")
-	FIRST_S[dbz]=$(sed -E 's/.* first_record_s=([0-9.]+).*/\1/' <<<"$line")
-	CPU[dbz]=$(calc "$(sed -E 's/.* cpu_s=([0-9.]+).*/\1/' <<<"$line")" '%.2f')
-	HWM[dbz]=$(sed -E 's/.* hwm_mb=([0-9.]+).*/\1/' <<<"$line" | cut -d. -f1)
-	ANON[dbz]='-'
-	check_topic dbz.public.bench_rows "$ROWS"
-	kafka_times dbz dbz.public.bench_rows "$(calc "$start_ms / 1000")"
-	log "  Debezium: ${SECS[dbz]} s (first record after ${FIRST_S[dbz]} s), JVM CPU ${CPU[dbz]} s"
-}
-
 phase_catchup()
 {
 	local r
@@ -905,7 +423,7 @@ phase_catchup()
 	done
 	if ((DEBEZIUM)); then
 		log "(a) catch-up, Debezium"
-		run_debezium
+		run_debezium dbz bench_dbz dbz "$COMPRESSION"
 	fi
 	# the slots are done with: let their WAL go
 	q "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots
@@ -1028,9 +546,6 @@ SQL
 
 # ---- report ---------------------------------------------------------------------------------
 
-median() { tr " " "\n" | { grep . || true; } | sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-max_of() { if (($1 > $2)); then echo "$1"; else echo "$2"; fi; }
-
 # Over the rounds of run kind $1: median seconds (and all of them), start-up,
 # steady rate and CPU; the highest memory.
 summarise_rounds()
@@ -1055,21 +570,6 @@ summarise_rounds()
 	RSS[$kind]=$rss ANON[$kind]=$anon HWM[$kind]=$hwm
 }
 
-versions()
-{
-	local clients
-	clients=$(basename "$(ls "$DBZ_DIR"/target/lib/kafka-clients-*.jar 2>/dev/null | sed -n 1p)" .jar 2>/dev/null || echo '?')
-	echo "PostgreSQL: $(q 'SHOW server_version')"
-	echo "Kafka:      4.4.0, 1 KRaft node, $PARTITIONS partitions per topic; worker: librdkafka" \
-		"$(dpkg-query -W -f '${Version}' librdkafka1 2>/dev/null || echo '?'); Debezium: $clients"
-	echo "cdc_kafka:  $LIB_INFO (tree at $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown))"
-	((!DEBEZIUM)) || echo "Debezium:   3.6.1.Final embedded engine, pgoutput, JsonConverter schemas on, $(java -version 2>&1 | sed -n 1p)"
-	echo "machine:    $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)," \
-		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"
-	echo "load avg:   $LOAD_BEFORE before the catch-up runs, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-}
-
-# One line of a throughput table: label, run key, floor rows/s, Debezium rows/s.
 throughput_line()
 {
 	local label=$1 key=$2 floor=$3 dbz=$4
@@ -1183,7 +683,7 @@ report()
 	((!DEBEZIUM)) || dbz_rate=$(calc "$ROWS / ${SECS[dbz]}" '%.3f')
 
 	echo "cdc_kafka streaming benchmark (bench/stream.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
-	versions
+	versions "before the catch-up runs"
 	echo "workload:   $ROWS INSERTs in transactions of $TXN_ROWS (bench/decode.sh's table);" \
 		"catch-up: median of $REPEAT rounds; compression.type=$COMPRESSION"
 	echo
@@ -1196,41 +696,23 @@ report()
 	report_targets "$floor_rate"
 }
 
-# Put the summary into bench/RESULTS.md between the markers (appended the first time).
-record_results()
-{
-	local summary=$1 results=$HERE/RESULTS.md begin='<!-- stream.sh: begin latest run -->'
-	local end='<!-- stream.sh: end latest run -->' block
-	((RECORD)) || return 0
-	block=$(printf '%s\n\n```\n%s\n```\n%s' "$begin" "$(cat "$summary")" "$end")
-	if grep -qF "$begin" "$results" 2>/dev/null; then
-		awk -v b="$begin" -v e="$end" -v blk="$block" '
-			$0 == b { print blk; skip = 1; next }
-			$0 == e { skip = 0; next }
-			!skip' "$results" >"$results.tmp" && mv "$results.tmp" "$results"
-	else
-		printf '\n## Streaming benchmark: latest run of bench/stream.sh\n\n%s\n' "$block" >>"$results"
-	fi
-	log "figures written into $results"
-}
-
 main()
 {
 	parse_args "$@"
-	check_prereqs
+	stream_prereqs
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
 	make_workdir
 	start_kafka
-	start_postgres
+	start_postgres "cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION'"
 	create_schema
 	warm_up_kafka
-	create_topics
+	make_topics
 	phase_catchup
 	phase_live
 	phase_latency
 	report | tee "$WORK/summary.txt"
-	record_results "$WORK/summary.txt"
+	record_results "$WORK/summary.txt" "## Streaming benchmark: latest run of bench/stream.sh"
 }
 
 main "$@"
