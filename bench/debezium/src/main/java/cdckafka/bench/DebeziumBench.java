@@ -28,23 +28,32 @@ import io.debezium.engine.format.JsonByteArray;
 import io.debezium.engine.format.KeyValueHeaderChangeEventFormat;
 
 /**
- * Debezium 3.6.1 streaming a PostgreSQL slot to Kafka, timed.
+ * Debezium 3.6.1 streaming a PostgreSQL slot to Kafka, or taking its initial snapshot, timed.
  *
  * The PostgreSQL connector runs in Debezium's embedded engine (plugin.name=pgoutput,
- * snapshot.mode=no_data, JsonConverter with schemas for keys, values and headers, as Kafka
- * Connect would configure it) and every record it emits is produced to Kafka with a
- * KafkaProducer (acks=all, idempotence on). Records are sent asynchronously, as Kafka Connect's
- * source tasks send them; offsets stay in memory (this is a benchmark, not a deployment).
+ * JsonConverter with schemas for keys, values and headers, as Kafka Connect would configure it)
+ * and every record it emits is produced to Kafka with a KafkaProducer (acks=all, idempotence
+ * on). Records are sent asynchronously, as Kafka Connect's source tasks send them; offsets stay
+ * in memory (this is a benchmark, not a deployment).
  *
  * The clock starts just before the engine starts (after the JVM and the producer are up) and
- * stops at the acknowledgement of the N-th record of the table's topic. The slot must exist
+ * stops at the acknowledgement of the N-th record of the table's topic.
+ *
+ * Streaming (bench/stream.sh; --snapshot-mode no_data, the default): the slot must exist
  * already: with no stored offset, the connector streams from the slot's confirmed position, so
  * changes made while the engine was not running are what it catches up on.
+ *
+ * Initial snapshot (bench/snapshot.sh; --snapshot-mode initial or initial_only): the table
+ * alone is captured (table.include.list) and its N rows are the N op "r" records counted. With
+ * initial, the slot must not exist yet: the connector creates it and reads the table in the
+ * snapshot the slot exported, as cdc_kafka's worker does; with initial_only, Debezium 3.6.1
+ * creates no slot and reads the table in a REPEATABLE READ transaction of its own.
  *
  * <pre>
  * DebeziumBench --pg-port P --user U --dbname D --slot S --publication PUB --topic-prefix X
  *               --table schema.table --bootstrap HOST:PORT --records N
  *               [--pg-host H] [--timeout SECONDS] [--compression none|gzip|snappy|lz4|zstd]
+ *               [--snapshot-mode no_data|initial|initial_only]
  * </pre>
  *
  * Prints one line on stdout:
@@ -64,6 +73,7 @@ public final class DebeziumBench {
     private final KafkaProducer<byte[], byte[]> producer;
     private final CountDownLatch done = new CountDownLatch(1);
     private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
     private volatile String failure;
 
     private long startNanos;
@@ -112,12 +122,17 @@ public final class DebeziumBench {
         System.err.println("DebeziumBench: " + problem);
         System.err.println("usage: DebeziumBench --pg-port P --user U --dbname D --slot S --publication PUB"
                 + " --topic-prefix X --table schema.table --bootstrap HOST:PORT --records N"
-                + " [--pg-host H] [--timeout SECONDS] [--compression CODEC]");
+                + " [--pg-host H] [--timeout SECONDS] [--compression CODEC]"
+                + " [--snapshot-mode no_data|initial|initial_only]");
         System.exit(2);
     }
 
-    /** The connector: pgoutput on an existing slot and publication, no snapshot. */
+    /**
+     * The connector: pgoutput on an existing publication; no snapshot on an existing slot, or
+     * the initial snapshot of the table alone.
+     */
     private Properties engineProperties() {
+        String snapshotMode = opts.getOrDefault("snapshot-mode", "no_data");
         Properties p = new Properties();
         p.setProperty("name", "bench-" + require("slot"));
         p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -125,7 +140,10 @@ public final class DebeziumBench {
         p.setProperty("slot.name", require("slot"));
         p.setProperty("publication.name", require("publication"));
         p.setProperty("publication.autocreate.mode", "disabled");
-        p.setProperty("snapshot.mode", "no_data");
+        p.setProperty("snapshot.mode", snapshotMode);
+        if (!snapshotMode.equals("no_data")) {
+            p.setProperty("table.include.list", require("table"));
+        }
         p.setProperty("topic.prefix", require("topic-prefix"));
         p.setProperty("database.hostname", opts.getOrDefault("pg-host", "127.0.0.1"));
         p.setProperty("database.port", require("pg-port"));
@@ -191,7 +209,14 @@ public final class DebeziumBench {
         return failure == null ? 0 : 1;
     }
 
+    /**
+     * With snapshot.mode=initial_only the engine stops by itself once it has handed over the
+     * last snapshot record: that is not a failure while its acknowledgements are on their way.
+     */
     private void engineStopped(boolean success, String message, Throwable error) {
+        if (success && error == null && sent.get() >= expected) {
+            return;
+        }
         if (done.getCount() > 0) {
             failure = "the engine stopped before the last record: " + message
                     + (error != null ? " (" + error + ")" : "");
@@ -207,6 +232,9 @@ public final class DebeziumBench {
         }
         for (ChangeEvent<byte[], byte[]> r : records) {
             boolean counted = targetTopic.equals(r.destination());
+            if (counted) {
+                sent.incrementAndGet();
+            }
             producer.send(toProducerRecord(r), (metadata, error) -> acknowledged(counted, error));
             committer.markProcessed(r);
         }
