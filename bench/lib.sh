@@ -4,9 +4,9 @@
 # bench/snapshot.sh source it (it is not run on its own).
 #
 #   messages      log, die, usage (the USAGE block of the script's header)
-#   options       common_option: --rows --repeat --partitions --pg-port
-#                 --kafka-port --workdir --skip-debezium --perf --no-record
-#                 --keep --help; check_uints
+#   options       parse_options, with common_option: --rows --repeat
+#                 --partitions --pg-port --kafka-port --workdir
+#                 --skip-debezium --perf --no-record --keep --help; check_uints
 #   helpers       as_server_user, as_root, bench_psql, q, calc, port_in_use,
 #                 median, max_of
 #   prerequisites apt_install, check_prereqs (Java, Maven, kcat, perf with
@@ -22,8 +22,8 @@
 #                 of the broker, VmRSS/RssAnon sampled, VmHWM), topic_count,
 #                 check_topic, create_topics (LogAppendTime), kafka_times,
 #                 perf_begin/perf_end, run_debezium
-#   report        versions, record_results (a block between markers in
-#                 bench/RESULTS.md)
+#   report        round_ratios, versions, record_results (a block between
+#                 markers in bench/RESULTS.md)
 #
 # The sourcing script sets its options (ROWS, TXN_ROWS, REPEAT, PARTITIONS,
 # PG_PORT, KAFKA_PORT, WORKDIR, DEBEZIUM, PERF, RECORD, KEEP, TIMEOUT) and
@@ -75,26 +75,41 @@ is_uint() { [[ $1 =~ ^[0-9]+$ ]] && ((10#$1 > 0)); }
 OPT_WORDS=0
 common_option()
 {
-	OPT_WORDS=1
+	OPT_WORDS=2
 	case $1 in
-		--rows | --repeat | --partitions | --pg-port | --kafka-port | --workdir)
-			(($# >= 2)) || die "$1 needs a value"
-			OPT_WORDS=2
+		--rows) ROWS=${2-} ;;
+		--repeat) REPEAT=${2-} ;;
+		--partitions) PARTITIONS=${2-} ;;
+		--pg-port) PG_PORT=${2-} ;;
+		--kafka-port) KAFKA_PORT=${2-} ;;
+		--workdir) WORKDIR=${2-} ;;
+		*)
+			OPT_WORDS=1
 			case $1 in
-				--rows) ROWS=$2 ;;
-				--repeat) REPEAT=$2 ;;
-				--partitions) PARTITIONS=$2 ;;
-				--pg-port) PG_PORT=$2 ;;
-				--kafka-port) KAFKA_PORT=$2 ;;
-				--workdir) WORKDIR=$2 ;;
-			esac ;;
-		--skip-debezium) DEBEZIUM=0 ;;
-		--perf) PERF=1 ;;
-		--no-record) RECORD=0 ;;
-		--keep) KEEP=1 ;;
-		-h | --help) usage 0 ;;
-		*) OPT_WORDS=0 ;;
+				--skip-debezium) DEBEZIUM=0 ;;
+				--perf) PERF=1 ;;
+				--no-record) RECORD=0 ;;
+				--keep) KEEP=1 ;;
+				-h | --help) usage 0 ;;
+				*) OPT_WORDS=0 ;;
+			esac
+			return ;;
 	esac
+	(($# >= 2)) || die "$1 needs a value"
+}
+
+# parse_options HANDLER ARG...: each argument goes to common_option, then to
+# HANDLER (the script's own options), which sets OPT_WORDS the same way.
+parse_options()
+{
+	local handler=$1
+	shift
+	while (($#)); do
+		common_option "$@"
+		((OPT_WORDS)) || "$handler" "$@"
+		((OPT_WORDS)) || { printf 'unknown argument: %s\n\n' "$1" >&2; usage 2; }
+		shift "$OPT_WORDS"
+	done
 }
 
 # Each named variable must hold a positive integer (its option is named after it).
@@ -602,6 +617,18 @@ run_debezium()
 }
 
 # ---- report ---------------------------------------------------------------------------------
+
+# Rate of run kind $2 / that of run kind $1 (the floor), round by round (runs
+# of the same round, minutes apart at most): prints each, then their median
+# in brackets.
+round_ratios()
+{
+	local floor=$1 kind=$2 r list=''
+	for ((r = 1; r <= REPEAT; r++)); do
+		list+="$(calc "${SECS[${floor}_$r]} / ${SECS[${kind}_$r]}" '%.2f') "
+	done
+	echo "$list($(median <<<"$list"))"
+}
 
 # The versions and the machine; $1 says when LOAD_BEFORE was taken.
 versions()

@@ -176,23 +176,22 @@ TABLE_INFO=""
 
 # ---- options ------------------------------------------------------------------
 
+# The options of this script alone (see common_option).
+snapshot_option()
+{
+	OPT_WORDS=2
+	case $1 in
+		--dbz-repeat) DBZ_REPEAT=${2-} ;;
+		--dbz-compression) DBZ_CODECS=${2-} ;;
+		*) OPT_WORDS=0; return ;;
+	esac
+	(($# >= 2)) || die "$1 needs a value"
+}
+
 parse_args()
 {
 	local codec
-	while (($#)); do
-		common_option "$@"
-		if ((OPT_WORDS)); then
-			shift "$OPT_WORDS"
-			continue
-		fi
-		case $1 in
-			--dbz-repeat | --dbz-compression)
-				(($# >= 2)) || die "$1 needs a value"
-				if [[ $1 == --dbz-repeat ]]; then DBZ_REPEAT=$2; else DBZ_CODECS=$2; fi
-				shift 2 ;;
-			*) printf 'unknown argument: %s\n\n' "$1" >&2; usage 2 ;;
-		esac
-	done
+	parse_options snapshot_option "$@"
 	for codec in ${DBZ_CODECS//,/ }; do
 		[[ $codec =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--dbz-compression: none, gzip, snappy, lz4 or zstd"
 	done
@@ -476,6 +475,10 @@ throughput_header()
 		startup_s steady/s B/rec disk_MB all_s
 }
 
+# A figure with two decimals ('-' stays '-').
+dec2() { if [[ ${1:--} == - ]]; then echo -; else calc "$1" '%.2f'; fi; }
+
+# One line of the resources table: run key, label.
 resources_line()
 {
 	local key=$1 rdk='-' us='-'
@@ -483,18 +486,8 @@ resources_line()
 		rdk=$(calc "${CPU[$key]} - ${MAIN_CPU[$key]}" '%.2f')
 		us=$(calc "${MAIN_CPU[$key]} * 1000000 / $ROWS" '%.1f')
 	fi
-	printf '%-28s %7s %7s %7s %7s %8s %7s %7s %7s\n' "$2" "${CPU[$key]}" "${MAIN_CPU[$key]}" "$rdk" "$us" \
-		"${BROKER_CPU[$key]}" "${RSS[$key]}" "${ANON[$key]}" "${HWM[$key]}"
-}
-
-# x_copy of run kind $1 round by round, then their median in brackets.
-round_ratios()
-{
-	local kind=$1 r list=''
-	for ((r = 1; r <= REPEAT; r++)); do
-		list+="$(calc "${SECS[copy_$r]} / ${SECS[${kind}_$r]}" '%.2f') "
-	done
-	echo "$list($(median <<<"$list"))"
+	printf '%-28s %7s %7s %7s %7s %8s %7s %7s %7s\n' "$2" "$(dec2 "${CPU[$key]}")" "$(dec2 "${MAIN_CPU[$key]}")" \
+		"$rdk" "$us" "$(dec2 "${BROKER_CPU[$key]}")" "${RSS[$key]}" "${ANON[$key]}" "${HWM[$key]}"
 }
 
 report()
@@ -526,7 +519,9 @@ report()
 		done
 	fi
 	printf '    x_copy round by round (median):'
-	for v in "${VARIANTS[@]}"; do printf ' %s %s;' "${V_LABEL[$v]#cdc_kafka }" "$(round_ratios "$v")"; done
+	for v in "${VARIANTS[@]}"; do
+		printf ' %s %s%s' "${V_LABEL[$v]#cdc_kafka }" "$(round_ratios copy "$v")" "$([[ $v == "${VARIANTS[-1]}" ]] || echo ';')"
+	done
 	echo
 	printf '    resources                  %7s %7s %7s %7s %8s %7s %7s %7s\n' cpu_s main_s rdk_s us/row \
 		broker_s rss_MB anon_MB hwm_MB
@@ -535,7 +530,7 @@ report()
 		for codec in ${DBZ_CODECS//,/ }; do resources_line "dbz_$codec" "Debezium 3.6.1, $codec"; done
 	fi
 	echo
-	ratio=$(round_ratios on | sed -E 's/.*\((.*)\)/\1/')
+	ratio=$(round_ratios copy on | sed -E 's/.*\((.*)\)/\1/')
 	verdict=$(awk -v r="$ratio" -v t="$TARGET" 'BEGIN {print (r >= t) ? "PASS" : "MISS"}')
 	echo "target:"
 	printf '  %-56s measured %5sx   %s\n' "initial snapshot, schemas=on >= $TARGET x COPY (per round)" "$ratio" "$verdict"

@@ -201,28 +201,23 @@ declare -A LAT
 
 # ---- options ------------------------------------------------------------------
 
+# The options of this script alone (see common_option).
+stream_option()
+{
+	OPT_WORDS=2
+	case $1 in
+		--txn-rows) TXN_ROWS=${2-} ;;
+		--latency-seconds) LAT_SECONDS=${2-} ;;
+		--rate) LAT_RATE=${2-} ;;
+		--compression) COMPRESSION=${2-} ;;
+		*) OPT_WORDS=0; return ;;
+	esac
+	(($# >= 2)) || die "$1 needs a value"
+}
+
 parse_args()
 {
-	while (($#)); do
-		common_option "$@"
-		if ((OPT_WORDS)); then
-			shift "$OPT_WORDS"
-			continue
-		fi
-		case $1 in
-			--txn-rows | --latency-seconds | --rate | --compression)
-				(($# >= 2)) || die "$1 needs a value"
-				case $1 in
-					--compression) COMPRESSION=$2 ;;
-					--txn-rows) TXN_ROWS=$2 ;;
-					--latency-seconds) LAT_SECONDS=$2 ;;
-					--rate) LAT_RATE=$2 ;;
-				esac
-				shift ;;
-			*) printf 'unknown argument: %s\n\n' "$1" >&2; usage 2 ;;
-		esac
-		shift
-	done
+	parse_options stream_option "$@"
 	[[ $COMPRESSION =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--compression: none, gzip, snappy, lz4 or zstd"
 	check_uints ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT
 }
@@ -599,17 +594,6 @@ throughput_header()
 
 resources_header() { printf '%-28s %7s %8s %7s %7s %7s\n' "$1" cpu_s broker_s rss_MB anon_MB hwm_MB; }
 
-# Rate of run kind $1 / the floor's, round by round (same round, minutes
-# apart at most): prints each, then their median in brackets.
-round_ratios()
-{
-	local kind=$1 r list=''
-	for ((r = 1; r <= REPEAT; r++)); do
-		list+="$(calc "${SECS[floor_$r]} / ${SECS[${kind}_$r]}" '%.2f') "
-	done
-	echo "$list($(median <<<"$list"))"
-}
-
 report_catchup()
 {
 	local floor_rate=$1 dbz_rate=$2
@@ -621,8 +605,8 @@ report_catchup()
 	((!DEBEZIUM)) || throughput_line "Debezium 3.6.1 (schemas on)" dbz "$floor_rate" "$dbz_rate"
 	throughput_line "Kafka alone, on-size msgs" kon "$floor_rate" "$dbz_rate"
 	throughput_line "Kafka alone, off-size msgs" koff "$floor_rate" "$dbz_rate"
-	echo "    x_floor round by round (median): schemas=on $(round_ratios on), schemas=off $(round_ratios off)," \
-		"Kafka alone on-size $(round_ratios kon)"
+	echo "    x_floor round by round (median): schemas=on $(round_ratios floor on), schemas=off $(round_ratios floor off)," \
+		"Kafka alone on-size $(round_ratios floor kon)"
 	resources_header "    resources"
 	resources_line "cdc_kafka schemas=on" on
 	resources_line "cdc_kafka schemas=off" off
@@ -659,7 +643,7 @@ report_targets()
 {
 	local floor_rate=$1 ratio verdict p99
 	echo "targets:"
-	ratio=$(round_ratios on | sed -E 's/.*\((.*)\)/\1/')
+	ratio=$(round_ratios floor on | sed -E 's/.*\((.*)\)/\1/')
 	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.6) ? "PASS" : "MISS"}')
 	printf '  %-48s measured %7s   %s\n' "catch-up, schemas=on >= 0.6 x floor (per round)" "${ratio}x" "$verdict"
 	printf '  %-48s measured %7s   (reference, no target)\n' "catch-up, schemas=on / Kafka alone (kcat)" \
