@@ -12,6 +12,9 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- Whether this database's worker streams (cdc_kafka.start() / stop()).
 CREATE TABLE cdc_kafka.worker_state (
 	enabled boolean NOT NULL DEFAULT true,
+	-- cdc_kafka.table_include_list as last applied to the publication: a
+	-- changed setting is applied once; add_tables()/remove_tables() last
+	include_list_applied text,
 	one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row)
 );
 INSERT INTO cdc_kafka.worker_state DEFAULT VALUES;

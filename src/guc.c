@@ -126,11 +126,18 @@ static bool
 check_topic_prefix(char **newval, void **extra, GucSource source)
 {
 	const char *v = *newval;
+	bool		ok = strlen(v) <= 200;
 
-	if (strlen(v) > 200 ||
-		strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(v))
+	for (const char *p = v; ok && *p; p++)
 	{
-		GUC_check_errdetail("A topic prefix is empty (the database name) or 1 to 200 of the characters A-Z, a-z, 0-9, '.', '_' and '-'.");
+		if (p[0] == '%' && p[1] == 'd')
+			p++;				/* the database name */
+		else
+			ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p) != NULL;
+	}
+	if (!ok)
+	{
+		GUC_check_errdetail("A topic prefix is empty (the database name) or 1 to 200 of the characters A-Z, a-z, 0-9, '.', '_' and '-', where %%d stands for the database name.");
 		return false;
 	}
 	return true;
@@ -187,6 +194,8 @@ check_kafka_properties(char **newval, void **extra, GucSource source)
 
 	if (!producer_check_properties(*newval, errbuf, sizeof(errbuf)))
 	{
+		/* PostgreSQL's own message would quote the value: it may hold a secret */
+		GUC_check_errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\"");
 		GUC_check_errdetail("%s", errbuf);
 		return false;
 	}
@@ -218,7 +227,7 @@ define_connection_settings(void)
 							   &cdc_kafka_secrets_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
 							   NULL, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.topic_prefix",
-							   "Topic prefix (Debezium's topic.prefix); empty means the database name.",
+							   "Topic prefix (Debezium's topic.prefix); %d is the database name; empty means the database name.",
 							   NULL, &cdc_topic_prefix, "", PGC_SIGHUP, 0,
 							   check_topic_prefix, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.slot_name",

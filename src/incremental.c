@@ -638,6 +638,9 @@ emit_chunk(CdcStream *s)
 		stream_produce_frame(s, &inc->rows[i].frame, true);
 		sent++;
 	}
+	/* not all sent: the unit stays open, nothing is confirmed past it */
+	if (s->blocked || s->abandoned)
+		return;
 	stream_end_unit(s, inc->hw_end, GetCurrentTimestamp());
 	inc->rows_sent += sent;
 	queue_progress(inc->hw_end, inc->chunk_last_key, inc->chunk_is_last);
@@ -781,7 +784,7 @@ request_all_sql(void *arg)
 	ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID)};
 
 	SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, requested_by, rows_estimated) "
-						  "SELECT c.oid, c.oid::regclass::text, 'startup', $2, greatest(c.reltuples, 0) "
+						  "SELECT c.oid, format('%I.%I', n.nspname, c.relname), 'startup', $2, greatest(c.reltuples, 0) "
 						  "FROM pg_publication_tables pt "
 						  "JOIN pg_namespace n ON n.nspname = pt.schemaname "
 						  "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "

@@ -43,6 +43,7 @@ struct CdcProducer
 	bool		fatal;
 	char		fatal_reason[512];
 	int64		transient_errors;
+	char		transient_reason[512];	/* the last one */
 };
 
 /* Properties cdc_kafka sets itself; overriding them would void its guarantees. */
@@ -210,6 +211,8 @@ error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	}
 	/* transient (broker down, connection refused): librdkafka keeps retrying */
 	p->transient_errors++;
+	snprintf(p->transient_reason, sizeof(p->transient_reason), "%s: %s",
+			 rd_kafka_err2name(err), reason);
 	ereport(LOG,
 			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err), reason)));
 }
@@ -285,9 +288,11 @@ apply_properties(rd_kafka_conf_t *conf)
 /*
  * Create the producer for the worker of dbname.  on_delivery is called from
  * producer_poll for every record, with the opaque given to producer_send.
+ * one_per_batch: every record in a produce request of its own.
  */
 CdcProducer *
-producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_arg)
+producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_arg,
+				bool one_per_batch)
 {
 	CdcProducer *p = MemoryContextAllocZero(TopMemoryContext, sizeof(CdcProducer));
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -304,7 +309,19 @@ producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_a
 	 * otherwise; consumers decompress whatever the batch says.
 	 */
 	conf_set_or_fail(conf, "compression.type", "lz4");
+	/* cdc_kafka.max_inflight_bytes bounds what is queued, not librdkafka */
+	conf_set_or_fail(conf, "queue.buffering.max.messages", "10000000");
+	conf_set_or_fail(conf, "queue.buffering.max.kbytes", "2147483647");
 	apply_properties(conf);
+	/*
+	 * A broker refuses a produce batch whole: to tell which record it cannot
+	 * take, records travel alone until the stream is past the refusal.
+	 */
+	if (one_per_batch)
+	{
+		conf_set_or_fail(conf, "batch.num.messages", "1");
+		conf_set_or_fail(conf, "linger.ms", "0");
+	}
 	conf_set_or_fail(conf, "bootstrap.servers", cdc_bootstrap_servers);
 	conf_set_or_fail(conf, "enable.idempotence", "true");
 	conf_set_or_fail(conf, "acks", "all");
@@ -382,8 +399,10 @@ producer_failed(CdcProducer *p, const char **reason)
 }
 
 int64
-producer_transient_errors(CdcProducer *p)
+producer_transient_errors(CdcProducer *p, const char **last_reason)
 {
+	if (last_reason != NULL)
+		*last_reason = p->transient_reason;
 	return p->transient_errors;
 }
 

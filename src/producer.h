@@ -36,12 +36,12 @@ typedef void (*producer_delivery_cb) (void *arg, void *opaque, rd_kafka_resp_err
 									  const rd_kafka_message_t *msg);
 
 extern CdcProducer *producer_create(const char *dbname, producer_delivery_cb on_delivery,
-									void *cb_arg);
+									 void *cb_arg, bool one_per_batch);
 extern rd_kafka_resp_err_t producer_send(CdcProducer *p, const CdcOutRecord *rec,
 										 void *opaque);
 extern int	producer_poll(CdcProducer *p, int timeout_ms);
 extern bool producer_failed(CdcProducer *p, const char **reason);
-extern int64 producer_transient_errors(CdcProducer *p);
+extern int64 producer_transient_errors(CdcProducer *p, const char **last_reason);
 extern void producer_destroy(CdcProducer *p, int flush_ms);
 
 #endif							/* CDC_KAFKA_PRODUCER_H */

@@ -731,7 +731,9 @@ snapshot_resume_initial(const char *slot)
 		values[3] = ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID);
 		SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots "
 							  "(table_oid, table_name, kind, last_key, rows_sent, requested_by) "
-							  "SELECT $1, coalesce($1::regclass::text, $1::text), 'resumed', $2, $3, $4",
+							  "SELECT $1, coalesce((SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c "
+							  "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1), $1::text), "
+							  "'resumed', $2, $3, $4",
 							  4, types, values, nulls, false, 0);
 		resumed++;
 	}

@@ -170,10 +170,15 @@ check_producer(CdcStream *s)
 				 errdetail("The worker restarts with a new producer from the last confirmed position.")));
 }
 
+/* Waiting this long for room in flight, a session listens to reloads and commands. */
+#define STUCK_MS 2000
+
 /* Wait, serving delivery reports, until one more record of len bytes fits. */
 static void
 wait_for_room(CdcStream *s, size_t len)
 {
+	TimestampTz since = 0;
+
 	for (;;)
 	{
 		/* finished transactions leave the ring only when the watermark advances */
@@ -183,6 +188,20 @@ wait_for_room(CdcStream *s, size_t len)
 			((s->inflight_bytes + (int64) len <= s->max_inflight_bytes ||
 			  s->inflight_records == 0) && !watermark_full(&s->wm)))
 			break;
+		/*
+		 * Kafka may not answer for long (a wrong bootstrap server, an
+		 * outage): new settings or a command must still get through.  What
+		 * was not sent is sent again by the next session.
+		 */
+		if (since == 0)
+			since = GetCurrentTimestamp();
+		else if (s->should_stop != NULL &&
+				 TimestampDifferenceExceeds(since, GetCurrentTimestamp(), STUCK_MS) &&
+				 s->should_stop())
+		{
+			s->abandoned = true;
+			break;
+		}
 		producer_poll(s->producer, 100);
 		check_producer(s);
 		stream_publish_status(s, false);
@@ -219,10 +238,7 @@ skip_requested(CdcStream *s, XLogRecPtr lsn, int index, const char *topic)
 	ereport(LOG,
 			(errmsg("cdc_kafka: skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
 					topic, LSN_FORMAT_ARGS(lsn))));
-	s->skip_lsn = InvalidXLogRecPtr;
-	SpinLockAcquire(&s->ws->mutex);
-	s->ws->skip_lsn = InvalidXLogRecPtr;
-	SpinLockRelease(&s->ws->mutex);
+	/* the worker forgets the request once the slot is confirmed past it */
 	return true;
 }
 
@@ -261,7 +277,7 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	rd_kafka_resp_err_t err;
 
 	wait_for_room(s, len);
-	if (s->blocked)
+	if (s->blocked || s->abandoned)
 		return;
 	if (tracked && !s->in_txn)
 	{
@@ -352,7 +368,7 @@ stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid, boo
 	CdcStream  *s = ctx->output_writer_private;
 	const unsigned char *p = (const unsigned char *) ctx->out->data;
 
-	if (s->blocked)
+	if (s->blocked || s->abandoned)
 		return;					/* the session restarts from before the refused record */
 	if (p[0] == CDC_FRAME_COMMIT)
 		handle_commit(s, p);
@@ -483,6 +499,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->max_inflight_bytes = (int64) cdc_max_inflight_kb * 1024;
 	s->skip_lsn = cfg->skip_lsn;
 	s->skip_index = cfg->skip_index;
+	s->careful_until = cfg->careful_until;
 	SpinLockAcquire(&ws->mutex);
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
@@ -505,7 +522,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->confirmed = s->saved = MyReplicationSlot->data.confirmed_flush;
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
-	s->producer = producer_create(cfg->dbname, on_delivery, s);
+	s->producer = producer_create(cfg->dbname, on_delivery, s, cfg->careful_until != 0);
 	open_stream = s;
 	if (!exit_hook_registered)
 	{
@@ -616,7 +633,7 @@ stream_read(CdcStream *s, int max_ms)
 	 */
 	MemoryContext oldcxt = MemoryContextSwitchTo(s->cxt);
 
-	while (!s->blocked && s->ctx->reader->EndRecPtr < end)
+	while (!s->blocked && !s->abandoned && s->ctx->reader->EndRecPtr < end)
 	{
 		char	   *errm = NULL;
 		XLogRecord *record = XLogReadRecord(s->ctx->reader, &errm);
@@ -667,7 +684,7 @@ stream_confirm(CdcStream *s, bool force)
 	 * is being decoded: the read position is then the end of a commit whose
 	 * records are still being written.
 	 */
-	if (!s->blocked && !s->in_txn && !s->decoding && watermark_idle(&s->wm) &&
+	if (!s->blocked && !s->abandoned && !s->in_txn && !s->decoding && watermark_idle(&s->wm) &&
 		s->ctx != NULL && s->ctx->reader->EndRecPtr > lsn)
 		lsn = s->ctx->reader->EndRecPtr;
 	if (lsn > s->confirmed)
@@ -717,7 +734,17 @@ stream_publish_status(CdcStream *s, bool all)
 	CdcWorkerStatus *ws = s->ws;
 	TimestampTz now = GetCurrentTimestamp();
 	TimestampTz oldest = 0;
+	int64		retries = 0;
+	const char *reason = NULL;
 
+	/* a broker down, a connection refused: retried for ever, but visible */
+	if (s->producer != NULL)
+		retries = producer_transient_errors(s->producer, &reason);
+	if (retries > s->retries_seen)
+	{
+		cdcshm_set_error(ws, psprintf("Kafka client (retrying): %s", reason));
+		s->retries_seen = retries;
+	}
 	if (!watermark_idle(&s->wm) && s->wm.head < s->wm.tail)
 		oldest = s->commit_times[s->wm.head % WATERMARK_CAPACITY];
 	SpinLockAcquire(&ws->mutex);
@@ -730,7 +757,7 @@ stream_publish_status(CdcStream *s, bool all)
 	ws->inflight_records = s->inflight_records;
 	ws->inflight_bytes = s->inflight_bytes;
 	if (s->producer != NULL)
-		ws->retries = s->base_retries + producer_transient_errors(s->producer);
+		ws->retries = s->base_retries + retries;
 	SpinLockRelease(&ws->mutex);
 	if (all || TimestampDifferenceExceeds(s->last_stats_flush, now, 1000))
 	{

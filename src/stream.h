@@ -35,6 +35,7 @@ typedef struct CdcStreamConfig
 	XLogRecPtr	skip_lsn;		/* a refused record to leave out, or 0 */
 	int			skip_index;
 	bool		defer_decoding;	/* stream_start_decoding later */
+	XLogRecPtr	careful_until;	/* one record per produce batch until confirmed here */
 } CdcStreamConfig;
 
 typedef struct CdcStream
@@ -64,6 +65,10 @@ typedef struct CdcStream
 	XLogRecPtr	last_read;		/* read position when the context was freed */
 	TimestampTz last_save;
 
+	/* the worker's "should this session end?" (a reload, a command) */
+	bool		(*should_stop) (void);
+	bool		abandoned;		/* stopped while waiting: nothing more is sent */
+
 	/* a record Kafka refused */
 	bool		blocked;
 	XLogRecPtr	blocked_lsn;
@@ -74,6 +79,7 @@ typedef struct CdcStream
 	char		blocked_key[CDC_TEXT_LEN];
 	XLogRecPtr	skip_lsn;
 	int			skip_index;
+	XLogRecPtr	careful_until;	/* records travel alone until confirmed here */
 
 	/* figures */
 	int64		records_sent;
@@ -81,6 +87,7 @@ typedef struct CdcStream
 	int64		base_records;	/* from earlier sessions */
 	int64		base_bytes;
 	int64		base_retries;
+	int64		retries_seen;	/* transient errors already published */
 	TimestampTz last_ack_time;
 	TimestampTz last_stats_flush;
 	HTAB	   *table_counts;

@@ -118,20 +118,23 @@ slot_release_requested(void)
 	return result;
 }
 
-/* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
+/*
+ * pattern with %d replaced by the database name; as_identifier: lower case,
+ * other characters than letters and digits as '_' (a slot name's rules).
+ */
 static char *
-slot_name(void)
+with_dbname(const char *pattern, bool as_identifier)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	for (const char *p = cdc_slot_name; *p; p++)
+	for (const char *p = pattern; *p; p++)
 	{
 		if (p[0] == '%' && p[1] == 'd')
 		{
 			for (const char *d = MyStatus->dbname; *d; d++)
-				appendStringInfoChar(&buf, isalnum((unsigned char) *d) ?
-									 pg_tolower((unsigned char) *d) : '_');
+				appendStringInfoChar(&buf, !as_identifier ? *d :
+									 isalnum((unsigned char) *d) ? pg_tolower((unsigned char) *d) : '_');
 			p++;
 		}
 		else
@@ -140,10 +143,35 @@ slot_name(void)
 	return buf.data;
 }
 
+/* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
+static char *
+slot_name(void)
+{
+	return with_dbname(cdc_slot_name, true);
+}
+
+/* cdc_kafka.topic_prefix (%d: the database name), or the database name. */
 static const char *
 topic_prefix(void)
 {
-	return cdc_topic_prefix[0] != '\0' ? cdc_topic_prefix : MyStatus->dbname;
+	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : MyStatus->dbname;
+}
+
+/* One prefix for several databases: their equal keys would share topics. */
+static void
+warn_shared_prefix(void)
+{
+	char	   *copy = pstrdup(cdc_databases);
+	List	   *names;
+
+	if (cdc_topic_prefix[0] == '\0' || strstr(cdc_topic_prefix, "%d") != NULL ||
+		!SplitIdentifierString(copy, ',', &names) || list_length(names) < 2)
+		return;
+	ereport(WARNING,
+			(errmsg("cdc_kafka.topic_prefix \"%s\" is used by all %d databases of cdc_kafka.databases",
+					cdc_topic_prefix, list_length(names)),
+			 errdetail("Their tables of the same name go to the same topics."),
+			 errhint("Put %%d in cdc_kafka.topic_prefix for the database name, or leave it empty.")));
 }
 
 /* Every setting a session depends on, to notice a reload that changes one. */
@@ -226,14 +254,15 @@ ready_to_stream(void)
 				  WARNING);
 	else if (!extension_ready(&enabled))
 		set_state(CDC_STATE_WAITING, "waiting for CREATE EXTENSION cdc_kafka", LOG);
+	/* a stopped worker must also say it lets go of the slot */
+	else if (slot_release_requested())
+		set_state(CDC_STATE_STOPPED, "slot released for a slot operation", LOG);
 	else if (!enabled)
 	{
 		/* keep a more specific reason (snapshot_mode initial_only) */
 		if (MyStatus->state != CDC_STATE_STOPPED)
 			set_state(CDC_STATE_STOPPED, "stopped by cdc_kafka.stop()", LOG);
 	}
-	else if (slot_release_requested())
-		set_state(CDC_STATE_STOPPED, "slot released for a slot operation", LOG);
 	else
 		return true;
 	return false;
@@ -287,6 +316,23 @@ include_list_sql(void)
 	return buf.data;
 }
 
+/*
+ * Is cdc_kafka.table_include_list other than when last applied?  (Records
+ * it as applied.)  The list is applied when it changes, not at every start:
+ * add_tables() and remove_tables() made since stay.
+ */
+static bool
+include_list_changed(void)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(cdc_table_include_list)};
+
+	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET include_list_applied = $1 "
+						  "WHERE include_list_applied IS DISTINCT FROM $1",
+						  1, types, values, NULL, false, 0);
+	return SPI_processed > 0;
+}
+
 /* Create the publication as cdc_kafka.publication_autocreate_mode says. */
 static bool
 ensure_publication(void)
@@ -299,10 +345,16 @@ ensure_publication(void)
 	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)",
 					 1, types, values))
 	{
-		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0')
+		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0' &&
+			include_list_changed())
+		{
 			SPI_execute(psprintf("ALTER PUBLICATION %s SET TABLE %s", pub, tables), false, 0);
+			ereport(LOG, (errmsg("cdc_kafka set the tables of publication \"%s\" to cdc_kafka.table_include_list",
+								 cdc_publication_name)));
+		}
 		return true;
 	}
+	(void) include_list_changed();	/* the new publication follows the list */
 	if (cdc_publication_autocreate == CDC_PUBLICATION_DISABLED)
 		return false;
 	if (cdc_publication_autocreate == CDC_PUBLICATION_ALL_TABLES)
@@ -450,6 +502,7 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	SpinLockAcquire(&MyStatus->mutex);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
+	cfg->careful_until = MyStatus->careful_until;
 	SpinLockRelease(&MyStatus->mutex);
 }
 
@@ -503,12 +556,40 @@ report_blocked(CdcStream *s)
 	MyStatus->blocked_lsn = s->blocked_lsn;
 	MyStatus->skip_index = s->blocked_index;
 	SpinLockRelease(&MyStatus->mutex);
-	detail = psprintf("Kafka refused the record of table %s with key %s at LSN %X/%X on topic \"%s\": %s; "
-					  "streaming waits (cdc_kafka.skip_record('%X/%X') skips it)",
-					  table, s->blocked_key, LSN_FORMAT_ARGS(s->blocked_lsn), s->blocked_topic,
-					  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn));
+	/* the reason and the way out first: a key can be long */
+	detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
+					  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
+					  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
+					  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
 	cdcshm_set_error(MyStatus, detail);
 	set_state(CDC_STATE_BLOCKED, detail, WARNING);
+}
+
+/*
+ * Once the slot is confirmed past a refused record, forget it: the skip
+ * request, the blocked record in the status, and (ending the session) the
+ * one-record batches.  Returns true if the session should end.
+ */
+static bool
+past_refusal(CdcStream *s)
+{
+	bool		end = false;
+
+	SpinLockAcquire(&MyStatus->mutex);
+	if (MyStatus->skip_lsn != InvalidXLogRecPtr && s->confirmed > MyStatus->skip_lsn)
+		MyStatus->skip_lsn = InvalidXLogRecPtr;
+	if (s->careful_until != InvalidXLogRecPtr && s->confirmed >= s->careful_until)
+	{
+		MyStatus->careful_until = InvalidXLogRecPtr;
+		MyStatus->blocked_lsn = InvalidXLogRecPtr;
+		MyStatus->blocked_table[0] = '\0';
+		MyStatus->blocked_key[0] = '\0';
+		end = true;
+	}
+	SpinLockRelease(&MyStatus->mutex);
+	if (end)
+		ereport(LOG, (errmsg("cdc_kafka: past the refused record; records are batched again")));
+	return end;
 }
 
 /* Does the session have to end?  (Settings changed, a command, a block.) */
@@ -530,7 +611,22 @@ session_should_end(CdcStream *s, const char *fingerprint)
 	cmd = take_command();
 	if (cmd == CDC_CMD_RESTART || cmd == CDC_CMD_RELOAD || cmd == CDC_CMD_RELEASE_SLOT)
 		return true;
-	return s->blocked;
+	return s->blocked || s->abandoned;
+}
+
+/*
+ * Asked by a session stuck waiting for Kafka: is there a reload or a
+ * command to act on?  (Only looks: session_should_end acts.)
+ */
+static bool
+session_interrupted(void)
+{
+	bool		command;
+
+	SpinLockAcquire(&MyStatus->mutex);
+	command = MyStatus->command != CDC_CMD_NONE;
+	SpinLockRelease(&MyStatus->mutex);
+	return command || ConfigReloadPending;
 }
 
 static void
@@ -555,6 +651,9 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 
 		stream_poll(s, 0);
 		stream_confirm(s, false);
+		/* cleared before the new position is published */
+		if (past_refusal(s))
+			break;
 		busy = snapshot_step(s);
 		if (cdc_heartbeat_interval_ms > 0 &&
 			TimestampDifferenceExceeds(last_heartbeat, GetCurrentTimestamp(),
@@ -682,6 +781,7 @@ run_session(void)
 	(void) take_command();		/* whatever was asked before now is done by starting */
 	build_config(&cfg, slot);
 	publish_names(slot);
+	warn_shared_prefix();
 	s = open_session(&cfg, slot);
 	if (s == NULL)
 	{
@@ -700,13 +800,30 @@ run_session(void)
 	}
 	set_state(CDC_STATE_STREAMING, psprintf("streaming slot \"%s\" to %s", slot,
 											cdc_bootstrap_servers), LOG);
+	s->should_stop = session_interrupted;
 	snapshot_session_start(s, &cfg);
 	stream_until_done(s, session_fingerprint);
 	snapshot_session_end();
+	if (s->blocked && cfg.careful_until == InvalidXLogRecPtr)
+	{
+		/*
+		 * The broker refuses a produce batch whole, so the record named may
+		 * be an innocent neighbour: go again, one record per batch, up to
+		 * all that was read, to find the one it cannot take.
+		 */
+		SpinLockAcquire(&MyStatus->mutex);
+		MyStatus->careful_until = Max(s->ctx ? s->ctx->reader->EndRecPtr : 0, s->blocked_lsn);
+		SpinLockRelease(&MyStatus->mutex);
+		ereport(LOG,
+				(errmsg("cdc_kafka: Kafka refused a record near LSN %X/%X (%s); sending one record per batch to find which",
+						LSN_FORMAT_ARGS(s->blocked_lsn), rd_kafka_err2str(s->blocked_err))));
+		stream_close(s, 0);
+		return;
+	}
 	if (s->blocked)
 	{
+		report_blocked(s);		/* before stream_close frees s */
 		stream_close(s, 0);
-		report_blocked(s);
 		return;
 	}
 	stream_close(s, SESSION_FLUSH_MS);

@@ -65,7 +65,7 @@ extern void cdcguc_define(void);
 /* ---- shared status (shmem.c) ---------------------------------------------- */
 
 #define CDC_MAX_WORKERS		32
-#define CDC_TEXT_LEN		256
+#define CDC_TEXT_LEN		1024
 
 typedef enum CdcWorkerState
 {
@@ -122,6 +122,7 @@ typedef struct CdcWorkerStatus
 	XLogRecPtr	blocked_lsn;
 	XLogRecPtr	skip_lsn;		/* set by skip_record(): skip the record there */
 	int			skip_index;		/* which of the records at that LSN */
+	XLogRecPtr	careful_until;	/* after a refusal: one record per batch up to here */
 	/* the snapshot being read: initial, or the incremental one in progress */
 	char		snapshot_table[CDC_TEXT_LEN];
 	int64		snapshot_rows;
