@@ -49,6 +49,15 @@ $(OBJS): $(wildcard src/*.h)
 regresscheck:
 	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
 
+# The TAP suites alone (test/t, against the installed server and a Kafka
+# cluster each suite starts with test/kafka/kafka.sh), each one timed.
+# (Makefile.global empties PROVE_FLAGS: set it per target; make
+# PROVE_FLAGS=... still overrides.)
+.PHONY: prove_installcheck
+prove_installcheck installcheck: PROVE_FLAGS = --timer
+prove_installcheck:
+	$(prove_installcheck)
+
 # ---- cmocka unit tests --------------------------------------------------
 
 UNIT_SRCS = $(sort $(wildcard test/unit/*_test.c))

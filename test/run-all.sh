@@ -35,6 +35,9 @@ build_and_install() {
 	bash "$SRC/scripts/install-deps.sh"
 	make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1
 	as_root make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" install
+	# the TAP suites start Kafka brokers from jars fetched here, as root,
+	# before the tree is copied for the postgres user
+	bash "$SRC/test/kafka/kafka.sh" setup >/dev/null
 }
 
 # Where the suites run, and as whom.
