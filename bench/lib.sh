@@ -192,8 +192,9 @@ ensure_cdc_kafka()
 		((EUID == 0)) || die "cdc_kafka is not installed: run 'make && make install' as root in $ROOT"
 		log "cdc_kafka is not installed: building and installing it"
 		bash "$ROOT/scripts/install-deps.sh" >&2
-		make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" >&2 && make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" install >&2 ||
+		if ! { make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" >&2 && make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" install >&2; }; then
 			die "could not build and install cdc_kafka"
+		fi
 	fi
 	if [[ -f $ROOT/cdc_kafka.so ]] && ! cmp -s "$ROOT/cdc_kafka.so" "$libdir/cdc_kafka.so"; then
 		log "WARNING: the installed cdc_kafka.so differs from the build in $ROOT (run make install?)"
@@ -633,8 +634,9 @@ round_ratios()
 # The versions and the machine; $1 says when LOAD_BEFORE was taken.
 versions()
 {
-	local clients
-	clients=$(basename "$(ls "$DBZ_DIR"/target/lib/kafka-clients-*.jar 2>/dev/null | sed -n 1p)" .jar 2>/dev/null || echo '?')
+	local clients jars=("$DBZ_DIR"/target/lib/kafka-clients-*.jar)
+	clients=$(basename "${jars[0]}" .jar)
+	[[ -e ${jars[0]} ]] || clients='?'
 	echo "PostgreSQL: $(q 'SHOW server_version')"
 	echo "Kafka:      4.4.0, 1 KRaft node, $PARTITIONS partitions per topic; worker: librdkafka" \
 		"$(dpkg-query -W -f '${Version}' librdkafka1 2>/dev/null || echo '?'); Debezium: $clients"
@@ -652,6 +654,7 @@ record_results()
 	local summary=$1 heading=$2 results=$HERE/RESULTS.md begin="<!-- $BENCH_NAME: begin latest run -->"
 	local end="<!-- $BENCH_NAME: end latest run -->" block
 	((RECORD)) || return 0
+	# shellcheck disable=SC2016 # the backquotes are Markdown's
 	block=$(printf '%s\n\n```\n%s\n```\n%s' "$begin" "$(cat "$summary")" "$end")
 	if grep -qF "$begin" "$results" 2>/dev/null; then
 		awk -v b="$begin" -v e="$end" -v blk="$block" '
