@@ -102,7 +102,7 @@ CREATE TABLE cdc_kafka.snapshots (
 	id bigserial PRIMARY KEY,
 	table_oid oid NOT NULL,
 	table_name text NOT NULL,
-	kind text NOT NULL CHECK (kind IN ('incremental', 'resumed', 'startup')),
+	kind text NOT NULL CHECK (kind IN ('incremental', 'initial', 'resumed', 'startup')),
 	filter text,
 	requested_by regrole NOT NULL,
 	state text NOT NULL DEFAULT 'pending'
@@ -116,7 +116,7 @@ CREATE TABLE cdc_kafka.snapshots (
 	error text
 );
 COMMENT ON TABLE cdc_kafka.snapshots IS
-	'Incremental snapshots: requested by cdc_kafka.snapshot(), an interrupted initial snapshot (resumed) or snapshot_mode always (startup).';
+	'Incremental snapshots: requested by cdc_kafka.snapshot(), the initial snapshot with snapshot_chunked on (initial), an interrupted initial snapshot (resumed) or snapshot_mode always (startup).';
 COMMENT ON COLUMN cdc_kafka.snapshots.last_key IS
 	'The key of the last row Kafka acknowledged (text of each key column): the next chunk starts after it.';
 

@@ -331,6 +331,10 @@ define_snapshot_settings(void)
 							 "When existing rows are sent: initial, initial_only, no_data, always, when_needed (Debezium's snapshot.mode).",
 							 NULL, &cdc_snapshot_mode, CDC_SNAPSHOT_INITIAL, snapshot_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.snapshot_chunked",
+							 "Take the initial snapshot of a new slot as incremental snapshots (chunks between watermarks, no long transaction).",
+							 "Tables need a primary key; records are marked \"incremental\".",
+							 &cdc_snapshot_chunked, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("cdc_kafka.snapshot_fetch_size",
 							"Rows fetched at a time by the initial snapshot (rows in memory at once).",
 							NULL, &cdc_snapshot_fetch_size, 10240, 1, 1000000,

@@ -495,8 +495,6 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 	bool		found;
 	KeyHashEntry *e;
 
-	row.values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
-	row.nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
 	row_from_tuple(r, tup, desc, &row);
 	resetStringInfo(keybuf);
 	encoder_write_key(keybuf, r->ri, &row, &inc->opts);
@@ -775,28 +773,38 @@ snapshot_saw_change(Oid relid, const char *key, size_t keylen)
 
 /* ---- requests: the SQL functions ------------------------------------------------------ */
 
-/* A request for a snapshot of every captured table (snapshot_mode always). */
+typedef struct RequestAll
+{
+	const char *publication;
+	const char *kind;
+} RequestAll;
+
+/* A request for a snapshot of every captured table. */
 static void
 request_all_sql(void *arg)
 {
-	Oid			types[2] = {TEXTOID, OIDOID};
-	Datum		values[2] = {CStringGetTextDatum((const char *) arg),
-	ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID)};
+	RequestAll *ra = arg;
+	Oid			types[3] = {TEXTOID, OIDOID, TEXTOID};
+	Datum		values[3] = {CStringGetTextDatum(ra->publication),
+		ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID), CStringGetTextDatum(ra->kind)};
 
 	SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, requested_by, rows_estimated) "
-						  "SELECT c.oid, format('%I.%I', n.nspname, c.relname), 'startup', $2, greatest(c.reltuples, 0) "
+						  "SELECT c.oid, format('%I.%I', n.nspname, c.relname), $3, $2, greatest(c.reltuples, 0) "
 						  "FROM pg_publication_tables pt "
 						  "JOIN pg_namespace n ON n.nspname = pt.schemaname "
 						  "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "
 						  "WHERE pt.pubname = $1 AND pt.schemaname <> '" CDC_EXTENSION_SCHEMA "' "
 						  "ORDER BY pt.schemaname, pt.tablename",
-						  2, types, values, NULL, false, 0);
+						  3, types, values, NULL, false, 0);
 }
 
+/* Queue a snapshot of every captured table: kind startup or initial. */
 void
-snapshot_request_all(const char *publication)
+snapshot_request_all(const char *publication, const char *kind)
 {
-	in_transaction(request_all_sql, (void *) publication);
+	RequestAll	ra = {publication, kind};
+
+	in_transaction(request_all_sql, &ra);
 }
 
 static void

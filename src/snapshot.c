@@ -38,6 +38,7 @@
 
 #include <unistd.h>
 
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -71,6 +72,7 @@
 int			cdc_snapshot_mode = CDC_SNAPSHOT_INITIAL;
 int			cdc_snapshot_fetch_size = 10240;
 int			cdc_incremental_chunk_size = 1024;
+bool		cdc_snapshot_chunked = false;
 
 /* How often an initial snapshot records its progress (after acknowledgements). */
 #define PROGRESS_INTERVAL_MS 5000
@@ -171,6 +173,8 @@ reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
 		appendStringInfo(&b, "%s%s", i > 0 ? ", " : "", quote_identifier(r->ri->columns[i].name));
 	r->select_list = b.data;
 
+	r->values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
+	r->nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
 	r->nkeys = r->ri->nkeys;
 	r->key_types = palloc(sizeof(Oid) * Max(r->nkeys, 1));
 	r->key_names = palloc(sizeof(char *) * Max(r->nkeys, 1));
@@ -198,9 +202,12 @@ reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
 void
 row_from_tuple(const TableReader *r, HeapTuple tup, TupleDesc desc, CdcRow *row)
 {
-	for (int i = 0; i < r->ri->ncolumns; i++)
-		row->values[i] = SPI_getbinval(tup, desc, i + 1, &row->nulls[i]);
+	/* the query selects exactly the reader's columns, in its order */
+	Assert(desc->natts == r->ri->ncolumns);
+	row->values = r->values;
+	row->nulls = r->nulls;
 	row->unchanged = NULL;
+	heap_deform_tuple(tup, desc, row->values, row->nulls);
 }
 
 /* The text of the key columns of a result tuple (where to resume). */
@@ -488,8 +495,6 @@ send_row(InitialRun *run, const TableReader *r, HeapTuple tup, TupleDesc desc,
 	MemoryContext old = MemoryContextSwitchTo(run->rowcxt);
 	CdcRow		row;
 
-	row.values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
-	row.nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
 	row_from_tuple(r, tup, desc, &row);
 	write_read_frame(&run->frame, r, &row, &run->src, marker, run->lsn, &run->opts);
 	MemoryContextSwitchTo(old);

@@ -33,6 +33,7 @@ typedef enum CdcSnapshotMode
 extern int	cdc_snapshot_mode;
 extern int	cdc_snapshot_fetch_size;
 extern int	cdc_incremental_chunk_size;
+extern bool cdc_snapshot_chunked;
 
 /* Initial snapshot of a new slot (snapshot.c; outside a transaction). */
 extern CdcStream *snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg,
@@ -42,7 +43,7 @@ extern void snapshot_forget_initial(const char *slot);
 extern void snapshot_resume_initial(const char *slot);
 
 /* Incremental snapshots (incremental.c), driven by the streaming session. */
-extern void snapshot_request_all(const char *publication);
+extern void snapshot_request_all(const char *publication, const char *kind);
 extern void snapshot_session_start(CdcStream *s, const CdcStreamConfig *cfg);
 extern void snapshot_session_end(void);
 extern bool snapshot_step(CdcStream *s);
@@ -71,6 +72,8 @@ typedef struct TableReader
 	char	   *key_row;		/* "(k1, k2)" for comparisons */
 	char	   *where;			/* the row filters, or NULL */
 	int			nkeys;
+	Datum	   *values;			/* a row read, in the columns' order */
+	bool	   *nulls;
 	Oid		   *key_types;
 	char	  **key_names;
 	double		estimated_rows;

@@ -746,6 +746,15 @@ open_session(CdcStreamConfig *cfg, const char *slot)
 		snapshot_forget_initial(slot);
 		create_plain_slot(slot);
 	}
+	else if (cond == SLOT_MISSING && cdc_snapshot_chunked &&
+			 cdc_snapshot_mode != CDC_SNAPSHOT_INITIAL_ONLY)
+	{
+		/* the rows come while streaming, chunk by chunk: no long transaction */
+		snapshot_forget_initial(slot);
+		create_plain_slot(slot);
+		snapshot_request_all(cdc_publication_name, "initial");
+		startup_snapshot_done = true;
+	}
 	else if (cond == SLOT_MISSING)
 	{
 		snapshot_forget_initial(slot);
@@ -761,7 +770,7 @@ open_session(CdcStreamConfig *cfg, const char *slot)
 	else if (snapshot_initial_pending(slot))
 		snapshot_resume_initial(slot);
 	if (cdc_snapshot_mode == CDC_SNAPSHOT_ALWAYS && !startup_snapshot_done)
-		snapshot_request_all(cdc_publication_name);
+		snapshot_request_all(cdc_publication_name, "startup");
 	startup_snapshot_done = true;
 	return stream_open(MyStatus, cfg);
 }

@@ -12,7 +12,7 @@
 #      row in the table, deleted rows end deleted; a filtered snapshot
 #      sends exactly the rows of its filter; a cancelled one sends nothing.
 #   E  snapshot modes initial_only, always, no_data (in D), initial and
-#      when_needed with an invalidated slot.
+#      when_needed with an invalidated slot; snapshot_chunked.
 #
 # test/t/008_snapshots.pl
 
@@ -335,6 +335,25 @@ for my $how ('kill', 'immediate')
 		'public.graveyard,public.t', 'always: as startup snapshots of every captured table');
 	$node->stop('fast');
 
+	# snapshot_chunked: the initial snapshot as incremental snapshots
+	$node = snapshot_node('snape4', "cdc_kafka.snapshot_chunked = on\n");
+	create_versioned_tables($node, ['t']);
+	fill($node, 't', 5000);
+	$node->safe_psql('postgres', 'CREATE EXTENSION cdc_kafka');
+	ok(wait_streaming($node), 'chunked: streaming at once');
+	$node->safe_psql('postgres', "UPDATE t SET ver = 2, pad = 'changed' WHERE id % 7 = 0");
+	ok(wait_snapshots_done($node), 'chunked: the initial snapshot finishes');
+	ok(wait_caught_up($node), 'chunked: caught up');
+	my $keys = topic_keys('snape4.public.t');
+	check_final_state($node, 'snape4', 't', $keys, 'chunked');
+	is($node->safe_psql('postgres', "SELECT string_agg(table_name || ':' || state, ',' ORDER BY table_name) "
+		  . "FROM cdc_kafka.snapshots WHERE kind = 'initial'"),
+		'public.graveyard:done,public.t:done', 'chunked: as requests of kind initial');
+	my @marks = map { $json->decode($_->{value})->{source}{snapshot} }
+	  grep { defined $_->{value} && $json->decode($_->{value})->{op} eq 'r' } @{ $kafka->consume('snape4.public.t') };
+	is(scalar(grep { $_ ne 'incremental' } @marks), 0, 'chunked: its records are marked incremental');
+	$node->stop('fast');
+
 	# initial, then when_needed, with an invalidated slot
 	$node = snapshot_node('snape3', "max_slot_wal_keep_size = '32MB'\n");
 	create_versioned_tables($node, ['t']);
@@ -356,7 +375,7 @@ for my $how ('kill', 'immediate')
 	ok(wait_streaming($node), 'when_needed: streaming again');
 	ok(log_count($node, qr/dropped replication slot .*when_needed/, $offset) == 1, 'when_needed: the lost slot was dropped');
 	ok(wait_caught_up($node), 'when_needed: caught up');
-	my $keys = topic_keys('snape3.public.t');
+	$keys = topic_keys('snape3.public.t');
 	is(r_count($keys), 201, 'when_needed: a new initial snapshot sent the rows again');
 	ok($keys->{101}{r} == 1, 'when_needed: including the row written while the slot was lost');
 	$node->stop('fast');
