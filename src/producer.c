@@ -384,6 +384,27 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 	}
 }
 
+/*
+ * Wait, at most timeout_ms, until a broker answers.  A record produced
+ * before the first connection waits for librdkafka's next scan of unknown
+ * topics, a second later: every session would start with that stall.
+ */
+void
+producer_connect(CdcProducer *p, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 250)
+	{
+		const struct rd_kafka_metadata *md;
+
+		if (rd_kafka_metadata(p->rk, 0, NULL, &md, 250) == RD_KAFKA_RESP_ERR_NO_ERROR)
+		{
+			rd_kafka_metadata_destroy(md);
+			return;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* Serve delivery reports, errors and logs for up to timeout_ms. */
 int
 producer_poll(CdcProducer *p, int timeout_ms)

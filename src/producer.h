@@ -41,6 +41,7 @@ extern rd_kafka_resp_err_t producer_send(CdcProducer *p, const CdcOutRecord *rec
 										 void *opaque);
 extern int	producer_poll(CdcProducer *p, int timeout_ms);
 extern bool producer_failed(CdcProducer *p, const char **reason);
+extern void producer_connect(CdcProducer *p, int timeout_ms);
 extern int64 producer_transient_errors(CdcProducer *p, const char **last_reason);
 extern void producer_destroy(CdcProducer *p, int flush_ms);
 

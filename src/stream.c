@@ -523,6 +523,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
 	s->producer = producer_create(cfg->dbname, on_delivery, s, cfg->careful_until != 0);
+	producer_connect(s->producer, 5000);
 	open_stream = s;
 	if (!exit_hook_registered)
 	{
