@@ -127,11 +127,17 @@ for_each_property(const char *text, char sep, property_fn fn, void *arg,
 	return ok;
 }
 
-static bool
-set_user_property(const char *name, const char *value, void *arg,
-				  char *errbuf, size_t errlen)
+/* Where a property comes from: cdc_kafka.kafka_properties or the secrets file. */
+typedef struct PropertyTarget
 {
-	rd_kafka_conf_t *conf = arg;
+	rd_kafka_conf_t *conf;
+	bool		secret;
+} PropertyTarget;
+
+static bool
+set_property(const char *name, const char *value, void *arg, char *errbuf, size_t errlen)
+{
+	PropertyTarget *t = arg;
 	char		rderr[256];
 
 	if (is_managed(name))
@@ -139,48 +145,29 @@ set_user_property(const char *name, const char *value, void *arg,
 		snprintf(errbuf, errlen, "Property \"%s\" is set by cdc_kafka and cannot be changed.", name);
 		return false;
 	}
-	if (is_secret(name))
+	if (!t->secret && is_secret(name))
 	{
 		snprintf(errbuf, errlen, "Property \"%s\" is a secret: put it in cdc_kafka.kafka_secrets_file.", name);
 		return false;
 	}
-	if (rd_kafka_conf_set(conf, name, value, rderr, sizeof(rderr)) != RD_KAFKA_CONF_OK)
-	{
-		snprintf(errbuf, errlen, "librdkafka rejects property \"%s\": %s", name, rderr);
-		return false;
-	}
-	return true;
-}
-
-static bool
-set_secret_property(const char *name, const char *value, void *arg,
-					char *errbuf, size_t errlen)
-{
-	rd_kafka_conf_t *conf = arg;
-	char		rderr[256];
-
-	if (is_managed(name))
-	{
-		snprintf(errbuf, errlen, "Property \"%s\" is set by cdc_kafka and cannot be changed.", name);
-		return false;
-	}
-	/* librdkafka's message may quote the value: do not pass it on */
-	if (rd_kafka_conf_set(conf, name, value, rderr, sizeof(rderr)) != RD_KAFKA_CONF_OK)
-	{
+	if (rd_kafka_conf_set(t->conf, name, value, rderr, sizeof(rderr)) == RD_KAFKA_CONF_OK)
+		return true;
+	/* librdkafka's message may quote a secret value: do not pass it on */
+	if (t->secret)
 		snprintf(errbuf, errlen, "librdkafka rejects the value of secret property \"%s\".", name);
-		return false;
-	}
-	return true;
+	else
+		snprintf(errbuf, errlen, "librdkafka rejects property \"%s\": %s", name, rderr);
+	return false;
 }
 
 /* Check hook helper of cdc_kafka.kafka_properties (no producer is created). */
 bool
 producer_check_properties(const char *props, char *errbuf, size_t errlen)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	bool		ok = for_each_property(props, ';', set_user_property, conf, errbuf, errlen);
+	PropertyTarget t = {rd_kafka_conf_new(), false};
+	bool		ok = for_each_property(props, ';', set_property, &t, errbuf, errlen);
 
-	rd_kafka_conf_destroy(conf);
+	rd_kafka_conf_destroy(t.conf);
 	return ok;
 }
 
@@ -264,15 +251,17 @@ apply_properties(rd_kafka_conf_t *conf)
 {
 	char		errbuf[512];
 	char	   *secrets = read_secrets_file(cdc_kafka_secrets_file);
+	PropertyTarget user = {conf, false};
+	PropertyTarget secret = {conf, true};
 
-	if (!for_each_property(cdc_kafka_properties, ';', set_user_property, conf,
+	if (!for_each_property(cdc_kafka_properties, ';', set_property, &user,
 						   errbuf, sizeof(errbuf)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
 				 errdetail("%s", errbuf)));
 	if (secrets != NULL &&
-		!for_each_property(secrets, '\n', set_secret_property, conf, errbuf, sizeof(errbuf)))
+		!for_each_property(secrets, '\n', set_property, &secret, errbuf, sizeof(errbuf)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid contents of cdc_kafka.kafka_secrets_file \"%s\"",
