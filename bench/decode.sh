@@ -123,6 +123,9 @@ set -euo pipefail
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 PG_CONFIG=${PG_CONFIG:-$PGBIN/pg_config}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# bench_rows_ddl, workload_sql: the table and rows every benchmark uses
+# shellcheck source=bench/workload.sh
+. "$ROOT/bench/workload.sh"
 
 ROWS=1000000
 TXN_ROWS=100000
@@ -332,16 +335,8 @@ cleanup()
 
 create_schema()
 {
+	bench_rows_ddl | bench_psql
 	bench_psql <<'EOF'
-CREATE TABLE bench_rows (
-	id        bigint PRIMARY KEY,
-	qty       int NOT NULL,
-	label     text NOT NULL,
-	amount    numeric(12,2),
-	placed_at timestamptz NOT NULL,
-	paid      boolean NOT NULL
-);
-
 -- One timed decode: every change decoded, every output row produced and
 -- stored in the function's tuplestore, nothing sent to the client.
 -- CPU time of this backend so far, in seconds (Linux: first field of
@@ -374,29 +369,6 @@ create_slots()
 	local d
 	for d in "${DECODERS[@]}"; do
 		bench_psql -c "SELECT 1 FROM pg_create_logical_replication_slot('${SLOT[$d]}', '${PLUGIN[$d]}')" >/dev/null
-	done
-}
-
-# INSERT statements of TXN_ROWS rows each, every one its own transaction.
-workload_sql()
-{
-	local first last
-	echo "SELECT setseed(0.42);"
-	for ((first = 1; first <= ROWS; first += TXN_ROWS)); do
-		last=$((first + TXN_ROWS - 1))
-		((last <= ROWS)) || last=$ROWS
-		cat <<EOF
-INSERT INTO bench_rows
-SELECT i,
-       floor(random() * 2000000000 - 1000000000)::int,
-       'order ' || i || ' for '
-         || (ARRAY['Alice','Bob','Carla','José','Zoë','Ørjan','Hiroshi','Fatima'])[1 + i % 8]
-         || ' ' || substr(md5(i::text), 1, 4 + i % 16),
-       round((random() * 2000000 - 500000)::numeric, 2),
-       timestamptz '2020-01-01 00:00:00+00' + random() * interval '5 years',
-       random() < 0.5
-  FROM generate_series($first, $last) AS i;
-EOF
 	done
 }
 

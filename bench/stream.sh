@@ -154,7 +154,8 @@
 #     --workdir DIR        directory for both servers (must not exist)
 #     --compression CODEC  compression.type of every producer: cdc_kafka's
 #                          (cdc_kafka.kafka_properties), Debezium's, kcat's
-#                          (default none, the default of all three)
+#                          (default lz4, cdc_kafka's default; none is the
+#                          Kafka clients' and Debezium's default)
 #     --skip-debezium      leave out the Debezium run
 #     --perf               perf record the worker during the first schemas=on
 #                          catch-up (its figures are then slightly lower); the
@@ -184,7 +185,7 @@ PG_PORT=54359
 KAFKA_PORT=39792
 WORKDIR=""
 DEBEZIUM=1
-COMPRESSION=none
+COMPRESSION=lz4
 PERF=0
 RECORD=1
 KEEP=0
