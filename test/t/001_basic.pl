@@ -206,6 +206,24 @@ $node->safe_psql('postgres', "SELECT pg_drop_replication_slot('recv')");
 ok(wait_caught_up($node), 'the worker streamed the changes pg_recvlogical also read');
 is($kafka->record_count('postgres.public.items'), 15, 'all 15 records of items are on the topic');
 
+# heartbeats, when asked for: Debezium's key and value on __debezium-heartbeat.<prefix>
+$node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.heartbeat_interval = '300ms'");
+$node->reload;
+ok($kafka->wait_for_records('__debezium-heartbeat.postgres', 3, 60), 'heartbeats arrive at the interval');
+$node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.heartbeat_interval = 0");
+$node->reload;
+# read the topic once it stopped growing (kcat chases a topic still written)
+my $hb_count = -1;
+ok(poll_until(sub { my $n = $kafka->record_count('__debezium-heartbeat.postgres');
+		my $same = $n == $hb_count; $hb_count = $n; $same && sleep(1) }, 60, 'heartbeats stop'),
+	'heartbeats stop when the interval is set to 0');
+my ($hb) = @{ $kafka->consume('__debezium-heartbeat.postgres') };
+decode_record($hb);
+is_deeply($hb->{key_payload}, { serverName => 'postgres' }, 'a heartbeat\'s key names the server (topic prefix)');
+like($hb->{value_payload}{ts_ms} // '', qr/^\d{13}$/, 'its value carries ts_ms');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM cdc_kafka.table_stats WHERE table_name::text LIKE \'%heartbeat%\''),
+	'0', 'heartbeats are not counted as table records');
+
 $node->stop;
 $kafka->stop;
 done_testing();
