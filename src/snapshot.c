@@ -42,23 +42,19 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "access/xloginsert.h"
 #include "access/xlogutils.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "replication/logical.h"
-#include "replication/message.h"
 #include "replication/slot.h"
 #include "replication/snapbuild.h"
 #include "storage/fd.h"
 #include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -89,12 +85,6 @@ options_from_config(CdcOptions *opts, const CdcStreamConfig *cfg)
 										 (Node *) makeString(pstrdup(cfg->option_values[i])), -1));
 	cdcopt_set_defaults(opts);
 	cdcopt_parse(opts, list);
-}
-
-static void
-set_progress(CdcWorkerStatus *ws, const char *detail)
-{
-	cdcshm_set_state(ws, CDC_STATE_SNAPSHOT, detail);
 }
 
 /* The captured tables of the publication (in a transaction). */
@@ -436,12 +426,6 @@ create_slot_with_snapshot(const char *slot)
 	return consistent;
 }
 
-static void
-publish_table_progress(InitialRun *run, const char *table, int64 rows, double estimated)
-{
-	cdcshm_set_snapshot_progress(run->ws, table, rows, (int64) estimated);
-}
-
 /*
  * Every PROGRESS_INTERVAL_MS: wait for Kafka to acknowledge what was sent,
  * then record it, so a restart re-reads only what came after.
@@ -541,7 +525,7 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 		MemoryContextDelete(tablecxt);
 		return;
 	}
-	publish_table_progress(run, r->from, 0, r->estimated_rows);
+	cdcshm_set_snapshot_progress(run->ws, r->from, 0, (int64) r->estimated_rows);
 	portal = SPI_cursor_open(NULL, SPI_prepare(reader_sql(r, false, 0), 0, NULL),
 							 NULL, NULL, true);
 	SPI_cursor_fetch(portal, true, cdc_snapshot_fetch_size);
@@ -566,7 +550,7 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 		batch = next;
 		n = nnext;
 		fail_if_blocked(run, r->from);
-		publish_table_progress(run, NULL, rows, Max(r->estimated_rows, rows));
+		cdcshm_set_snapshot_progress(run->ws, NULL, rows, (int64) Max(r->estimated_rows, rows));
 		stream_poll(run->s, 0);
 		stream_publish_status(run->s, false);
 		CHECK_FOR_INTERRUPTS();
@@ -649,7 +633,7 @@ snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg, const char *publicat
 	run.s = stream_open(ws, cfg);
 	if (run.s == NULL)
 		elog(ERROR, "replication slot \"%s\" vanished while it was being created", cfg->slot_name);
-	set_progress(ws, psprintf("initial snapshot of %d tables at %X/%X", run.ntables,
+	cdcshm_set_state(ws, CDC_STATE_SNAPSHOT, psprintf("initial snapshot of %d tables at %X/%X", run.ntables,
 							  LSN_FORMAT_ARGS(run.lsn)));
 	for (int t = 0; t < run.ntables && !run.stopped; t++)
 		read_table(&run, t, t == 0, t == run.ntables - 1);
@@ -663,7 +647,7 @@ snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg, const char *publicat
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
-	publish_table_progress(&run, "", 0, 0);
+	cdcshm_set_snapshot_progress(ws, "", 0, 0);
 	if (run.stopped)
 	{
 		stream_close(run.s, 0);
