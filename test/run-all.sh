@@ -25,7 +25,7 @@ if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES=(unit regress conformance)
 	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
 fi
-PG_BIN=/usr/lib/postgresql/15/bin
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

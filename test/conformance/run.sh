@@ -28,7 +28,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PGBIN=/usr/lib/postgresql/15/bin
+PGBIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 WORK="$HERE/work"
 LOGS="$WORK/logs"
 DBNAME=conformance
@@ -370,11 +370,23 @@ prepare_work_dir() {
     mkdir -p "$WORK/debezium" "$WORK/ours" "$WORK/offsets" "$LOGS"
 }
 
+# run_sql_files NAME FILE...: each file in turn (a glob that matched nothing is skipped), the
+# output in logs/NAME.log. setup.d/ and workload.d/ hold one area's tables and changes each.
+run_sql_files() {
+    local name="$1" file
+    shift
+    : >"$LOGS/$name.log"
+    for file in "$@"; do
+        [[ -f $file ]] || continue
+        psql_db -f "$file" >>"$LOGS/$name.log" 2>&1 \
+            || { cat "$LOGS/$name.log" >&2; die "$(basename "$file") failed"; }
+    done
+}
+
 run_workload() {
-    log "start sentinel, workload.sql, end sentinel"
+    log "start sentinel, workload.sql and workload.d/, end sentinel"
     emit_sentinel start
-    psql_db -f "$HERE/workload.sql" >"$LOGS/workload.log" 2>&1 \
-        || { cat "$LOGS/workload.log" >&2; die "workload.sql failed"; }
+    run_sql_files workload "$HERE/workload.sql" "$HERE"/workload.d/*.sql
     emit_sentinel end
 }
 
@@ -420,7 +432,7 @@ run_full() {
         plugin_query "$p" >/dev/null   # warn early about unmapped properties
     done
     start_server
-    psql_db -f "$HERE/setup.sql" >"$LOGS/setup.log" 2>&1 || { cat "$LOGS/setup.log" >&2; die "setup.sql failed"; }
+    run_sql_files setup "$HERE/setup.sql" "$HERE"/setup.d/*.sql
     start_capture "${engines[@]}"
     wait_for_slots "${#engines[@]}"
     create_our_slot
@@ -453,7 +465,7 @@ run_self_check() {
     done
     engines+=("selfcheck_copy=$HERE/profiles/default.properties")
     start_server
-    psql_db -f "$HERE/setup.sql" >"$LOGS/setup.log" 2>&1 || { cat "$LOGS/setup.log" >&2; die "setup.sql failed"; }
+    run_sql_files setup "$HERE/setup.sql" "$HERE"/setup.d/*.sql
     start_capture "${engines[@]}"
     wait_for_slots "${#engines[@]}"
     run_workload
