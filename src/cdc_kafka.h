@@ -18,6 +18,7 @@
 #ifndef CDC_KAFKA_H
 #define CDC_KAFKA_H
 
+#include "access/attmap.h"
 #include "access/attnum.h"
 #include "access/htup.h"
 #include "access/tupdesc.h"
@@ -195,6 +196,8 @@ extern bool pubfilter_publishes(const CdcPubFilter *pf,
 								ReorderBufferChangeType action);
 extern bool pubfilter_publishes_truncate(const CdcPubFilter *pf);
 extern const Bitmapset *pubfilter_columns(const CdcPubFilter *pf);
+extern Oid	pubfilter_publish_as(const CdcPubFilter *pf, Relation rel);
+extern const AttrMap *pubfilter_attrmap(const CdcPubFilter *pf);
 extern bool pubfilter_row(CdcPubFilter *pf, Relation rel,
 						  HeapTuple oldtuple, HeapTuple newtuple,
 						  ReorderBufferChangeType *action);
@@ -207,6 +210,9 @@ typedef struct CdcRelInfo
 	Oid			relid;
 	bool		valid;
 	bool		published;		/* any action published at all */
+	Oid			publish_relid;	/* relid, or the partition ancestor whose
+								 * topic, columns and keys its changes take */
+	const AttrMap *attrmap;		/* publish_relid's attnos to relid's; NULL: same */
 	char	   *schemaname;
 	char	   *relname;
 	char	   *topic;			/* sanitised <prefix>.<schema>.<table> */

@@ -35,6 +35,10 @@
 #define compat_log_logical_message(prefix, msg, len, transactional) \
 	LogLogicalMessage((prefix), (msg), (len), (transactional))
 
+/* Map an ancestor's columns to a partition's by name (PG16 adds missing_ok). */
+#define compat_attrmap_by_name_if_req(indesc, outdesc) \
+	build_attrmap_by_name_if_req((indesc), (outdesc))
+
 /* CheckLogicalDecodingRequirements() gained a repack argument in PG18. */
 #define compat_check_logical_decoding() CheckLogicalDecodingRequirements()
 

@@ -7,7 +7,8 @@
  * records in Debezium's format, one output row per record: a create,
  * update or delete event, the tombstone after a delete, the delete +
  * tombstone + create of a primary-key change, an op "t" event per
- * truncated table, an op "m" event per logical decoding message, and with
+ * truncated table (a partition published via its root goes out as the
+ * root: its rows in the root's shape, a TRUNCATE of the root as one event), an op "m" event per logical decoding message, and with
  * transaction metadata a BEGIN and an END record.  How a row is framed
  * (value only, the whole record, or binary frames for the streaming worker)
  * is recout.c's business; the envelope is encoder.c's.
@@ -231,9 +232,11 @@ is_unchanged_toast(const CdcColumn *col, Datum value)
 }
 
 /*
- * Deform tuple into a row in the relation entry's column order.  For a new
- * row, an unchanged TOASTed value is taken from the old row when that has
- * it (REPLICA IDENTITY FULL), else marked for the placeholder.
+ * Deform tuple into a row in the relation entry's column order (through
+ * the entry's attrmap when a partition goes out as an ancestor laid out
+ * differently).  For a new row, an unchanged TOASTed value is taken from
+ * the old row when that has it (REPLICA IDENTITY FULL), else marked for
+ * the placeholder.
  */
 static CdcRow *
 make_row(const CdcRelInfo *ri, Relation rel, HeapTuple tuple, const CdcRow *old)
@@ -250,7 +253,8 @@ make_row(const CdcRelInfo *ri, Relation rel, HeapTuple tuple, const CdcRow *old)
 	for (int i = 0; i < ri->ncolumns; i++)
 	{
 		const CdcColumn *col = &ri->columns[i];
-		int			a = col->attnum - 1;
+		AttrNumber	attnum = ri->attrmap ? ri->attrmap->attnums[col->attnum - 1] : col->attnum;
+		int			a = attnum - 1;
 
 		row->values[i] = values[a];
 		row->nulls[i] = nulls[a];
@@ -325,7 +329,7 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, const ChangeRe
 
 	OutputPluginPrepareWrite(ctx, true);
 	recout_begin(&ro, ctx->out, opts->output_format, rec->ri->topic, rec->lsn,
-				 rec->ri->relid);
+				 rec->ri->publish_relid);
 	if (recout_wants_key(&ro))
 		write_record_key(ctx, &ro, rec, opts);
 	if (rec->tombstone)
@@ -511,6 +515,9 @@ plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, int nrelatio
 			continue;
 		ri = relinfo_get(relations[i]);
 		if (!ri->published || !pubfilter_publishes_truncate(ri->pubfilter))
+			continue;
+		/* published via its root: the root is in the list (or not truncated) */
+		if (ri->publish_relid != ri->relid)
 			continue;
 		txn_published(ctx, ts, change->lsn);
 		if (skipped)

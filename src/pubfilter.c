@@ -14,6 +14,15 @@
  * action, and an UPDATE whose old and new rows fall on different sides of
  * the filter becomes an INSERT or a DELETE.
  *
+ * A partition of a table published WITH (publish_via_partition_root) is
+ * published as the topmost ancestor any of the publications names, as
+ * pgoutput's get_rel_sync_entry decides: its changes take that ancestor's
+ * column list and row filter (evaluated on the row converted to the
+ * ancestor's layout, which may order columns differently or lack the
+ * partition's dropped ones), and the caller gives them the ancestor's
+ * topic and shape.  Without it, partitioned tables publish nothing of
+ * their own: their partitions are published as themselves.
+ *
  * Everything here reads the catalogs through the historic snapshot of the
  * change being decoded, so a publication altered mid-stream takes effect at
  * the right place in the stream (relinfo.c drops cached filters on
@@ -26,6 +35,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/tupconvert.h"
 #include "catalog/partition.h"
 #include "catalog/pg_publication.h"
 #include "catalog/pg_publication_rel.h"
@@ -39,6 +49,7 @@
 #include "utils/syscache.h"
 
 #include "cdc_kafka.h"
+#include "compat.h"
 
 /* Row filters exist for these three actions only. */
 #define FILTER_INSERT	0
@@ -52,11 +63,15 @@ struct CdcPubFilter
 	bool		pubupdate;
 	bool		pubdelete;
 	bool		pubtruncate;
+	Oid			publish_as_relid;	/* the relation, or the ancestor it goes out as */
+	AttrMap    *attrmap;		/* ancestor's attnos to the relation's; NULL: same */
 	Bitmapset  *columns;		/* NULL: all columns */
 	ExprState  *filters[NUM_FILTERS];	/* NULL: no row filter */
 	EState	   *estate;
-	TupleTableSlot *old_slot;
+	TupleTableSlot *old_slot;	/* rows as the filter sees them (ancestor's layout) */
 	TupleTableSlot *new_slot;
+	TupleTableSlot *rel_old_slot;	/* with an attrmap: rows in the relation's layout */
+	TupleTableSlot *rel_new_slot;
 	TupleTableSlot *merged_slot;	/* new row with unchanged TOAST from old */
 };
 
@@ -92,22 +107,46 @@ load_publications(List *names)
 	return loaded_publications;
 }
 
-/* Does pub publish relid, directly, through its schema or an ancestor? */
-static bool
-publication_includes(Publication *pub, Oid relid, List *relpubs,
-					 List *schemapubs, List *ancestors)
+/*
+ * The relation as which pub publishes relid's changes (relid itself, or with
+ * publish_via_partition_root the topmost ancestor pub includes), with how
+ * many levels up the partition tree that is in *level; InvalidOid if pub
+ * does not publish relid at all.  ancestors: relid's, nearest first.
+ */
+static Oid
+published_as(Publication *pub, Oid relid, List *relpubs, List *schemapubs,
+			 List *ancestors, int *level)
 {
-	int			level;
+	Oid			ancestor = InvalidOid;
+	int			ancestor_level = 0;
 
+	*level = 0;
 	if (pub->alltables)
-		return true;
-	if (list_member_oid(relpubs, pub->oid) || list_member_oid(schemapubs, pub->oid))
-		return true;
-	return ancestors != NIL &&
-		OidIsValid(GetTopMostAncestorInPublication(pub->oid, ancestors, &level));
+	{
+		if (!pub->pubviaroot || ancestors == NIL)
+			return relid;
+		*level = list_length(ancestors);
+		return llast_oid(ancestors);
+	}
+	if (ancestors != NIL)
+		ancestor = GetTopMostAncestorInPublication(pub->oid, ancestors, &ancestor_level);
+	if (OidIsValid(ancestor) && pub->pubviaroot)
+	{
+		*level = ancestor_level;
+		return ancestor;
+	}
+	if (OidIsValid(ancestor) || list_member_oid(relpubs, pub->oid) ||
+		list_member_oid(schemapubs, pub->oid))
+		return relid;
+	return InvalidOid;
 }
 
-/* The publications among pubs that publish rel, with their actions merged. */
+/*
+ * Merge the actions of the publications among pubs that publish rel, and
+ * choose the relation its changes go out as: the topmost one across the
+ * publications.  Returns the publications that publish it as that one,
+ * whose column lists and row filters apply.
+ */
 static List *
 publishing_publications(CdcPubFilter *pf, Relation rel, List *pubs)
 {
@@ -116,6 +155,7 @@ publishing_publications(CdcPubFilter *pf, Relation rel, List *pubs)
 	List	   *schemapubs = GetSchemaPublications(RelationGetNamespace(rel));
 	List	   *ancestors = NIL;
 	List	   *result = NIL;
+	int			top_level = 0;
 	ListCell   *lc;
 
 	if (rel->rd_rel->relispartition)
@@ -123,8 +163,10 @@ publishing_publications(CdcPubFilter *pf, Relation rel, List *pubs)
 	foreach(lc, pubs)
 	{
 		Publication *pub = lfirst(lc);
+		int			level;
+		Oid			as = published_as(pub, relid, relpubs, schemapubs, ancestors, &level);
 
-		if (!publication_includes(pub, relid, relpubs, schemapubs, ancestors))
+		if (!OidIsValid(as))
 			continue;
 		/* partitioned tables publish through their partitions */
 		if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE && !pub->pubviaroot)
@@ -133,6 +175,14 @@ publishing_publications(CdcPubFilter *pf, Relation rel, List *pubs)
 		pf->pubupdate |= pub->pubactions.pubupdate;
 		pf->pubdelete |= pub->pubactions.pubdelete;
 		pf->pubtruncate |= pub->pubactions.pubtruncate;
+		if (level < top_level)
+			continue;
+		if (level > top_level)
+		{
+			top_level = level;
+			pf->publish_as_relid = as;
+			result = NIL;
+		}
 		result = lappend(result, pub);
 	}
 	return result;
@@ -259,22 +309,76 @@ build_row_filters(CdcPubFilter *pf, Relation rel, List *pubs, MemoryContext cxt)
 	}
 }
 
+/*
+ * The filter's slots, in the layout of target (rel or the ancestor it is
+ * published as).  A partition laid out differently stores its tuples in
+ * slots of its own and converts them.
+ */
 static void
-build_slots(CdcPubFilter *pf, Relation rel, MemoryContext cxt)
+build_slots(CdcPubFilter *pf, Relation rel, Relation target, MemoryContext cxt)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
-	TupleDesc	desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	TupleDesc	desc = CreateTupleDescCopy(RelationGetDescr(target));
 
-	pf->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-	pf->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	if (pf->attrmap != NULL)
+	{
+		TupleDesc	reldesc = CreateTupleDescCopy(RelationGetDescr(rel));
+
+		pf->rel_old_slot = MakeSingleTupleTableSlot(reldesc, &TTSOpsHeapTuple);
+		pf->rel_new_slot = MakeSingleTupleTableSlot(reldesc, &TTSOpsHeapTuple);
+		pf->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+		pf->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	}
+	else
+	{
+		pf->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+		pf->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	}
 	pf->merged_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/* A filter that publishes nothing yet, rel's changes going out as rel's. */
+static CdcPubFilter *
+new_filter(Relation rel, MemoryContext cxt)
+{
+	CdcPubFilter *pf = MemoryContextAllocZero(cxt, sizeof(CdcPubFilter));
+
+	pf->publish_as_relid = RelationGetRelid(rel);
+	return pf;
+}
+
+/*
+ * Column list, row filters and slots, from the publications pubs that
+ * publish rel as pf->publish_as_relid.
+ */
+static void
+build_dml_filter(CdcPubFilter *pf, Relation rel, List *pubs, MemoryContext cxt)
+{
+	Relation	target = rel;
+
+	if (pf->publish_as_relid != RelationGetRelid(rel))
+	{
+		target = RelationIdGetRelation(pf->publish_as_relid);
+		if (!RelationIsValid(target))
+			elog(ERROR, "could not open relation with OID %u", pf->publish_as_relid);
+		pf->attrmap = compat_attrmap_by_name_if_req(RelationGetDescr(rel),
+													 RelationGetDescr(target));
+	}
+	build_column_list(pf, target, pubs, cxt);
+	build_row_filters(pf, target, pubs, cxt);
+	if (pf->estate != NULL)
+		build_slots(pf, rel, target, cxt);
+	if (target != rel)
+		RelationClose(target);
+}
+
 /*
  * Build the filter of rel for the publications named; NULL when no names
- * were given (then every change of every publishable table is published).
- * Everything is allocated in cxt, the relation's cache-entry context.
+ * were given: then every change of every publishable table is published,
+ * as by a FOR ALL TABLES publication, which leaves partitioned tables to
+ * their partitions.  Everything is allocated in cxt, the relation's
+ * cache-entry context.
  */
 CdcPubFilter *
 pubfilter_build(Relation rel, List *publication_names, MemoryContext cxt)
@@ -284,22 +388,35 @@ pubfilter_build(Relation rel, List *publication_names, MemoryContext cxt)
 	MemoryContext oldcxt;
 
 	if (publication_names == NIL)
-		return NULL;
-	pf = MemoryContextAllocZero(cxt, sizeof(CdcPubFilter));
+		return rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ?
+			new_filter(rel, cxt) : NULL;
+	pf = new_filter(rel, cxt);
 	/* the extension's own tables (its state, its snapshot queue) are not data */
 	if (strcmp(get_namespace_name(RelationGetNamespace(rel)), CDC_EXTENSION_SCHEMA) == 0)
 		return pf;
 	oldcxt = MemoryContextSwitchTo(cxt);
 	pubs = publishing_publications(pf, rel, load_publications(publication_names));
 	if (pf->pubinsert || pf->pubupdate || pf->pubdelete)
-	{
-		build_column_list(pf, rel, pubs, cxt);
-		build_row_filters(pf, rel, pubs, cxt);
-		if (pf->estate != NULL)
-			build_slots(pf, rel, cxt);
-	}
+		build_dml_filter(pf, rel, pubs, cxt);
 	MemoryContextSwitchTo(oldcxt);
 	return pf;
+}
+
+/* The relation rel's changes are published as: rel, or an ancestor. */
+Oid
+pubfilter_publish_as(const CdcPubFilter *pf, Relation rel)
+{
+	return pf == NULL ? RelationGetRelid(rel) : pf->publish_as_relid;
+}
+
+/*
+ * For a partition published as an ancestor laid out differently, the map
+ * from the ancestor's attribute numbers to the partition's; else NULL.
+ */
+const AttrMap *
+pubfilter_attrmap(const CdcPubFilter *pf)
+{
+	return pf == NULL ? NULL : pf->attrmap;
 }
 
 bool
@@ -383,6 +500,20 @@ merged_new_row(CdcPubFilter *pf)
 	return merged;
 }
 
+/* Put tuple into slot, converted to the ancestor's layout if need be. */
+static void
+store_row(CdcPubFilter *pf, HeapTuple tuple, TupleTableSlot *relslot,
+		  TupleTableSlot *slot)
+{
+	if (pf->attrmap == NULL)
+	{
+		ExecStoreHeapTuple(tuple, slot, false);
+		return;
+	}
+	ExecStoreHeapTuple(tuple, relslot, false);
+	execute_attr_map_slot(pf->attrmap, relslot, slot);
+}
+
 /*
  * Apply the row filter of *action to the change.  Returns false if the
  * change is not published; an UPDATE may come back as INSERT or DELETE.
@@ -403,9 +534,9 @@ pubfilter_row(CdcPubFilter *pf, Relation rel, HeapTuple oldtuple,
 		return true;
 
 	if (newtuple != NULL)
-		ExecStoreHeapTuple(newtuple, pf->new_slot, false);
+		store_row(pf, newtuple, pf->rel_new_slot, pf->new_slot);
 	if (oldtuple != NULL)
-		ExecStoreHeapTuple(oldtuple, pf->old_slot, false);
+		store_row(pf, oldtuple, pf->rel_old_slot, pf->old_slot);
 	if (oldtuple == NULL || newtuple == NULL)
 		return eval_filter(pf, pf->filters[which],
 						   newtuple != NULL ? pf->new_slot : pf->old_slot);

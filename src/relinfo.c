@@ -14,6 +14,12 @@
  * own moment) and when a publication changes.  Entries are built while the
  * historic snapshot of the change being decoded is active.
  *
+ * A partition published via its partition root (pubfilter.c decides) gets
+ * the shape of that ancestor: its topic, names, columns, keys and schemas,
+ * plus the map from the ancestor's columns to its own.  Its entry is
+ * rebuilt when the ancestor is invalidated too (renamed, altered, a
+ * partition attached or detached).
+ *
  * src/relinfo.c
  *
  *-------------------------------------------------------------------------
@@ -38,6 +44,8 @@ static HTAB *relinfo_cache = NULL;
 static MemoryContext relinfo_cxt = NULL;
 static const CdcOptions *relinfo_opts = NULL;
 static bool callbacks_registered = false;
+/* has any entry taken an ancestor's shape (then invalidations look further) */
+static bool any_published_as_ancestor = false;
 
 /* ---- invalidation ------------------------------------------------------- */
 
@@ -54,11 +62,16 @@ invalidate_relation(Datum arg, Oid relid)
 		entry = hash_search(relinfo_cache, &relid, HASH_FIND, NULL);
 		if (entry != NULL)
 			entry->valid = false;
-		return;
+		if (!any_published_as_ancestor)
+			return;
 	}
+	/* all entries, or those of partitions published as relid */
 	hash_seq_init(&status, relinfo_cache);
 	while ((entry = hash_seq_search(&status)) != NULL)
-		entry->valid = false;
+	{
+		if (!OidIsValid(relid) || entry->publish_relid == relid)
+			entry->valid = false;
+	}
 }
 
 /* Publications, their tables and schemas, and schema renames touch every entry. */
@@ -97,6 +110,7 @@ relinfo_cache_init(MemoryContext parent, const CdcOptions *opts)
 	relinfo_cache = hash_create("cdc_kafka relation cache", 128, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	relinfo_opts = opts;
+	any_published_as_ancestor = false;
 	pubfilter_invalidate_publications();
 	register_callbacks();
 }
@@ -346,10 +360,22 @@ build_entry(CdcRelInfo *ri, Relation rel)
 		pubfilter_publishes(ri->pubfilter, REORDER_BUFFER_CHANGE_UPDATE) ||
 		pubfilter_publishes(ri->pubfilter, REORDER_BUFFER_CHANGE_DELETE) ||
 		pubfilter_publishes_truncate(ri->pubfilter);
-	if (ri->published)
+	ri->publish_relid = pubfilter_publish_as(ri->pubfilter, rel);
+	ri->attrmap = pubfilter_attrmap(ri->pubfilter);
+	if (!ri->published)
+		render_names(ri, rel, relinfo_opts);
+	else if (ri->publish_relid == ri->relid)
 		build_shape(ri, rel, pubfilter_columns(ri->pubfilter), relinfo_opts);
 	else
-		render_names(ri, rel, relinfo_opts);
+	{
+		Relation	ancestor = RelationIdGetRelation(ri->publish_relid);
+
+		if (!RelationIsValid(ancestor))
+			elog(ERROR, "could not open relation with OID %u", ri->publish_relid);
+		any_published_as_ancestor = true;
+		build_shape(ri, ancestor, pubfilter_columns(ri->pubfilter), relinfo_opts);
+		RelationClose(ancestor);
+	}
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -367,6 +393,7 @@ relinfo_build_standalone(Relation rel, const Bitmapset *only, const CdcOptions *
 	CdcRelInfo *ri = palloc0(sizeof(CdcRelInfo));
 
 	ri->relid = RelationGetRelid(rel);
+	ri->publish_relid = ri->relid;
 	ri->valid = true;
 	ri->published = true;
 	ri->cxt = cxt;
