@@ -152,7 +152,7 @@ struct CdcColumn
 	char	   *name;
 	char	   *name_json;		/* "name": as it precedes the value */
 	int			name_json_len;
-	AttrNumber	attnum;			/* 1-based position in the tuple */
+	AttrNumber	attnum;			/* 1-based position in publish_relid's tuple */
 	Oid			typid;			/* declared type (may be a domain) */
 	Oid			basetypid;		/* type after looking through domains */
 	int32		typmod;
