@@ -7,11 +7,12 @@
  * records in Debezium's format, one output row per record: a create,
  * update or delete event, the tombstone after a delete, the delete +
  * tombstone + create of a primary-key change, an op "t" event per
- * truncated table (a partition published via its root goes out as the
- * root: its rows in the root's shape, a TRUNCATE of the root as one event), an op "m" event per logical decoding message, and with
- * transaction metadata a BEGIN and an END record.  How a row is framed
- * (value only, the whole record, or binary frames for the streaming worker)
- * is recout.c's business; the envelope is encoder.c's.
+ * truncated table, an op "m" event per logical decoding message, and with
+ * transaction metadata a BEGIN and an END record.  A partition published
+ * via its partition root goes out as that root: its rows in the root's
+ * shape, a TRUNCATE of the root as one event, of the partition as none.
+ * How a row is framed (value only, the whole record, or binary frames for
+ * the streaming worker) is recout.c's business; the envelope is encoder.c's.
  *
  * Streaming of in-progress transactions is off: a transaction reaches the
  * callbacks whole at commit, after the reorder buffer has spilled it to

@@ -368,11 +368,13 @@ build_entry(CdcRelInfo *ri, Relation rel)
 		build_shape(ri, rel, pubfilter_columns(ri->pubfilter), relinfo_opts);
 	else
 	{
-		Relation	ancestor = RelationIdGetRelation(ri->publish_relid);
+		Relation	ancestor;
 
+		/* before opening it: its invalidations must reach this entry */
+		any_published_as_ancestor = true;
+		ancestor = RelationIdGetRelation(ri->publish_relid);
 		if (!RelationIsValid(ancestor))
 			elog(ERROR, "could not open relation with OID %u", ri->publish_relid);
-		any_published_as_ancestor = true;
 		build_shape(ri, ancestor, pubfilter_columns(ri->pubfilter), relinfo_opts);
 		RelationClose(ancestor);
 	}

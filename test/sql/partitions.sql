@@ -81,6 +81,13 @@ SELECT data::json->>'topic' AS topic, data::json->'value'->'source'->>'table' AS
 FROM pg_logical_slot_get_changes('part_slot', NULL, NULL, 'output_format', 'record',
 	'schemas', 'false', 'publication_names', 'p_leaves');
 
+-- the topmost ancestor across the publications: here a sub-partitioned partition
+CREATE PUBLICATION p_mid FOR TABLE parts_eu WITH (publish_via_partition_root = true);
+INSERT INTO parts_renamed VALUES (10, 'eu', 7, 'j'), (110, 'eu', 8, 'k'), (11, 'us', 9, 'l');
+SELECT data::json->>'topic' AS topic, data::json->'value'->'after' AS after
+FROM pg_logical_slot_get_changes('part_slot', NULL, NULL, 'output_format', 'record',
+	'schemas', 'false', 'publication_names', 'p_leaves,p_mid');
+
 -- without publication_names (as FOR ALL TABLES): partitions, never the root
 TRUNCATE parts_renamed;
 SELECT data::json->'source'->>'table' AS tbl, data::json->>'op' AS op
@@ -88,5 +95,5 @@ FROM pg_logical_slot_get_changes('part_slot', NULL, NULL, 'schemas', 'false',
 	'skipped_operations', 'none');
 
 SELECT 'drop' FROM pg_drop_replication_slot('part_slot');
-DROP PUBLICATION p_root, p_leaves;
+DROP PUBLICATION p_root, p_leaves, p_mid;
 DROP TABLE parts_renamed;
