@@ -88,6 +88,15 @@ SELECT data::json->>'topic' AS topic, data::json->'value'->'after' AS after
 FROM pg_logical_slot_get_changes('part_slot', NULL, NULL, 'output_format', 'record',
 	'schemas', 'false', 'publication_names', 'p_leaves,p_mid');
 
+-- the streaming worker's binary frames name the root too (table statistics, and the
+-- deduplication of the root's incremental snapshots by table and key)
+INSERT INTO parts_renamed VALUES (12, 'us', 1, 'm');
+SELECT ('x' || encode(substring(data FROM 10 FOR 4), 'hex'))::bit(32)::bigint
+		= 'parts_renamed'::regclass::oid::bigint AS names_root
+FROM pg_logical_slot_get_binary_changes('part_slot', NULL, NULL, 'output_format', 'binary',
+	'publication_names', 'p_root')
+WHERE get_byte(data, 0) = ascii('R');
+
 -- without publication_names (as FOR ALL TABLES): partitions, never the root
 TRUNCATE parts_renamed;
 SELECT data::json->'source'->>'table' AS tbl, data::json->>'op' AS op
