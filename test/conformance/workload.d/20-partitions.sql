@@ -24,3 +24,13 @@ TRUNCATE part_events_2;                                     -- one partition
 COMMIT;
 TRUNCATE part_orders;                                       -- the root
 INSERT INTO part_orders VALUES (7, 'ap', 70, 'after the truncate');
+
+-- DDL while streaming: a column added to the root (so to every partition), a partition
+-- detached (a table of its own, which the root's publication no longer has) and attached again
+ALTER TABLE part_events ADD COLUMN extra integer DEFAULT 7;
+INSERT INTO part_events VALUES (60, 'w', 'four', DEFAULT), (160, 'v', 'five', 8);
+UPDATE part_events SET extra = 9 WHERE id = 160;
+ALTER TABLE part_events DETACH PARTITION part_events_2;
+INSERT INTO part_events_2 (id, kind, body) VALUES (170, 'u', 'detached');
+ALTER TABLE part_events ATTACH PARTITION part_events_2 FOR VALUES FROM (100) TO (200);
+INSERT INTO part_events VALUES (180, 't', 'attached again');
