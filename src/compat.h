@@ -6,8 +6,9 @@
  *
  * cdc_kafka is built and tested against PostgreSQL 15.  Calls whose
  * signatures changed in 16 or 17 (slot acquisition, WAL flush position,
- * logical messages) go through these macros so that supporting another
- * major version is a contained change here rather than #ifs everywhere.
+ * logical messages, attribute maps) go through these macros so that
+ * supporting another major version is a contained change here rather than
+ * #ifs everywhere.
  *
  * src/compat.h
  *
