@@ -1,0 +1,142 @@
+-- 30-keys.sql: which index gives the record key of a table without a primary key (issue 7,
+-- item 2).
+--
+-- Debezium reads the key out of band when it handles pgoutput's RELATION message: the primary
+-- key (pgjdbc getPrimaryKeys: key columns only, no INCLUDE columns), else the first index of
+-- pgjdbc getIndexInfo(unique) in its order (clustered first, then by index name; OID and
+-- column order play no part) whose columns are all plain columns, INCLUDE columns counted;
+-- then the columns missing from the RELATION message (column list) are dropped.
+
+\set ON_ERROR_STOP 1
+
+-- ------------------------------------------------------------------ which unique index
+
+-- created in the order z, m: OID order and column order say (a), name order says (b)
+CREATE TABLE keys_two_uniques (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_two_uniques_z ON keys_two_uniques (a);
+CREATE UNIQUE INDEX keys_two_uniques_m ON keys_two_uniques (b);
+ALTER TABLE keys_two_uniques REPLICA IDENTITY FULL;
+
+-- an expression index first in name order is passed over
+CREATE TABLE keys_expr_first (
+    id      integer NOT NULL,
+    t       text NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_expr_first_a ON keys_expr_first (lower(t));
+CREATE UNIQUE INDEX keys_expr_first_b ON keys_expr_first (id);
+ALTER TABLE keys_expr_first REPLICA IDENTITY FULL;
+
+-- an operator expression too, and one mixed with a plain column
+CREATE TABLE keys_expr_mixed (
+    id      integer NOT NULL,
+    t       text NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_expr_mixed_a ON keys_expr_mixed ((t || 'x'));
+CREATE UNIQUE INDEX keys_expr_mixed_b ON keys_expr_mixed (id, upper(t));
+CREATE UNIQUE INDEX keys_expr_mixed_c ON keys_expr_mixed (t);
+ALTER TABLE keys_expr_mixed REPLICA IDENTITY FULL;
+
+-- a partial unique index is a key like any other
+CREATE TABLE keys_partial (
+    id      integer NOT NULL,
+    code    integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_partial_a ON keys_partial (code) WHERE code > 0;
+CREATE UNIQUE INDEX keys_partial_b ON keys_partial (id);
+ALTER TABLE keys_partial REPLICA IDENTITY FULL;
+
+-- the clustered index comes before the others whatever its name
+CREATE TABLE keys_clustered (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_clustered_a ON keys_clustered (a);
+CREATE UNIQUE INDEX keys_clustered_b ON keys_clustered (b);
+ALTER TABLE keys_clustered CLUSTER ON keys_clustered_b;
+ALTER TABLE keys_clustered REPLICA IDENTITY FULL;
+
+-- INCLUDE columns belong to a unique index's key, not to a primary key's
+CREATE TABLE keys_include (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_include_ab ON keys_include (a) INCLUDE (b);
+ALTER TABLE keys_include REPLICA IDENTITY FULL;
+
+CREATE TABLE keys_pk_include (
+    id      integer NOT NULL,
+    b       integer NOT NULL,
+    val     text,
+    PRIMARY KEY (id) INCLUDE (b)
+);
+
+-- nullable key columns, with NULLS DISTINCT and NULLS NOT DISTINCT, columns in index order
+CREATE TABLE keys_nullable (
+    a       integer,
+    b       integer,
+    val     text
+);
+CREATE UNIQUE INDEX keys_nullable_ba ON keys_nullable (b, a);
+ALTER TABLE keys_nullable REPLICA IDENTITY FULL;
+
+CREATE TABLE keys_nulls_not_distinct (
+    a       integer,
+    val     text
+);
+CREATE UNIQUE INDEX keys_nulls_not_distinct_a ON keys_nulls_not_distinct (a) NULLS NOT DISTINCT;
+ALTER TABLE keys_nulls_not_distinct REPLICA IDENTITY FULL;
+
+-- the replica identity index is not the key: the key is the first unique index by name
+CREATE TABLE keys_ri_index (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_ri_index_a ON keys_ri_index (a);
+CREATE UNIQUE INDEX keys_ri_index_b ON keys_ri_index (b);
+ALTER TABLE keys_ri_index REPLICA IDENTITY USING INDEX keys_ri_index_b;
+
+-- replica identity changed while changes are pending (workload): no primary key ...
+CREATE TABLE keys_ri_change (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_ri_change_a ON keys_ri_change (a);
+CREATE UNIQUE INDEX keys_ri_change_b ON keys_ri_change (b);
+ALTER TABLE keys_ri_change REPLICA IDENTITY FULL;
+
+-- ... and with one
+CREATE TABLE keys_ri_change_pk (
+    id      integer PRIMARY KEY,
+    code    integer NOT NULL,
+    val     text,
+    n       integer NOT NULL DEFAULT 3
+);
+CREATE UNIQUE INDEX keys_ri_change_pk_code ON keys_ri_change_pk (code);
+
+-- a column list that leaves key columns out (profile "filtered"; inserts only, as a column list
+-- must cover the replica identity for updates and deletes)
+CREATE TABLE keys_collist_pk (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text,
+    PRIMARY KEY (a, b)
+);
+CREATE TABLE keys_collist_unique (
+    c       integer NOT NULL,
+    d       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_collist_unique_c ON keys_collist_unique (c);
+CREATE UNIQUE INDEX keys_collist_unique_d ON keys_collist_unique (d);
+ALTER PUBLICATION dbz_filtered ADD TABLE keys_collist_pk (a, val), keys_collist_unique (d, val);
