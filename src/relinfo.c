@@ -22,6 +22,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -133,6 +134,28 @@ default_expression(Relation rel, AttrNumber attnum)
 	return NULL;
 }
 
+/*
+ * Debezium's optional flag is pgjdbc's getColumns NULLABLE: a NOT NULL
+ * column, or a column whose own type is a NOT NULL domain.  A domain over a
+ * NOT NULL domain is nullable there, although PostgreSQL enforces the base's
+ * constraint; a domain's DEFAULT is no column default either.
+ */
+static bool
+is_not_null_domain(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_type type = (Form_pg_type) GETSTRUCT(tup);
+
+		result = type->typtype == TYPTYPE_DOMAIN && type->typnotnull;
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
 static void
 build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOptions *opts)
 {
@@ -153,7 +176,7 @@ build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOpti
 		col = &ri->columns[ri->ncolumns++];
 		typemap_column_init(col, NameStr(att->attname), att->attnum,
 							att->atttypid, att->atttypmod,
-							att->attnotnull, opts);
+							att->attnotnull || is_not_null_domain(att->atttypid), opts);
 		if (att->atthasdef)
 			typemap_column_set_default(col, default_expression(rel, att->attnum), opts);
 		typemap_column_set_fallback(col, opts);

@@ -1,6 +1,6 @@
 -- Which index keys a table's records, as Debezium 3.6.1 chooses it (pgjdbc's
 -- getPrimaryKeys, else the first of getIndexInfo's unique indexes without
--- expression columns, clustered first, then by name).
+-- expression columns, clustered first, then by name), and NOT NULL domains.
 SET client_min_messages = warning;
 
 -- one line per record: table, key, op, before, after, __debezium.newkey/oldkey
@@ -120,8 +120,48 @@ FROM pg_logical_slot_peek_changes('keys_slot', NULL, NULL, 'output_format', 'rec
 WHERE data::json->>'topic' LIKE '%.k_nullable' LIMIT 1;
 SELECT count(*) > 0 AS consumed FROM pg_logical_slot_get_changes('keys_slot', NULL, NULL);
 
+-- NOT NULL domains: required fields, with the type's fallback (never the
+-- domain's default) where a delete's before-image has no value
+CREATE DOMAIN k_nn_int AS int NOT NULL;
+CREATE DOMAIN k_nn_text AS text NOT NULL DEFAULT 'dflt';
+CREATE DOMAIN k_over_nn AS k_nn_int;             -- NOT NULL only through its base
+CREATE DOMAIN k_dflt AS int DEFAULT 7;
+CREATE DOMAIN k_nn_over_dflt AS k_dflt NOT NULL;
+CREATE DOMAIN k_nn_num AS numeric(6,2) NOT NULL;
+CREATE TABLE k_domains (
+	id int PRIMARY KEY,
+	d_int k_nn_int,
+	d_text k_nn_text,
+	d_over k_over_nn,
+	d_dflt k_dflt,
+	d_nncol k_dflt NOT NULL,
+	d_nnod k_nn_over_dflt,
+	d_cdef k_nn_int DEFAULT 5,
+	d_num k_nn_num
+);
+CREATE TABLE k_domain_key (k k_nn_int, v text);
+CREATE UNIQUE INDEX k_domain_key_k ON k_domain_key (k);
+ALTER TABLE k_domain_key REPLICA IDENTITY FULL;
+
+INSERT INTO k_domains (id, d_int, d_over, d_nncol, d_nnod, d_num)
+VALUES (1, 5, 6, 8, 9, 12.5);
+DELETE FROM k_domains;
+INSERT INTO k_domain_key VALUES (1, 'x');
+UPDATE k_domain_key SET k = 2;
+
+SELECT * FROM keys_changes();
+
+SELECT f->>'field' AS field, f->>'optional' AS optional, f->'default' AS "default"
+FROM pg_logical_slot_peek_changes('keys_slot', NULL, NULL, 'output_format', 'record') c,
+	json_array_elements(c.data::json->'value'->'schema'->'fields'->0->'fields') f
+WHERE c.data::json->>'topic' LIKE '%.k_domains' AND c.data::json->'value'->'payload'->>'op' = 'c';
+SELECT data::json->'key'->'schema' AS key_schema
+FROM pg_logical_slot_peek_changes('keys_slot', NULL, NULL, 'output_format', 'record')
+WHERE data::json->>'topic' LIKE '%.k_domain_key' LIMIT 1;
+
 SELECT 'drop' FROM pg_drop_replication_slot('keys_slot');
 DROP PUBLICATION k_pub;
 DROP TABLE k_names, k_expr, k_fname, k_partial, k_clustered, k_include, k_pk_include,
-	k_deferrable, k_nullable, k_ri, k_cols, k_cols_pk;
+	k_deferrable, k_nullable, k_ri, k_cols, k_cols_pk, k_domains, k_domain_key;
+DROP DOMAIN k_nn_over_dflt, k_dflt, k_over_nn, k_nn_int, k_nn_text, k_nn_num;
 DROP FUNCTION keys_changes(text[]);

@@ -1,5 +1,5 @@
--- 30-keys.sql: which index gives the record key of a table without a primary key (issue 7,
--- item 2).
+-- 30-keys.sql: which index gives the record key of a table without a primary key, and
+-- NOT NULL domains (issue 7, items 2 and 3).
 --
 -- Debezium reads the key out of band when it handles pgoutput's RELATION message: the primary
 -- key (pgjdbc getPrimaryKeys: key columns only, no INCLUDE columns), else the first index of
@@ -140,3 +140,35 @@ CREATE TABLE keys_collist_unique (
 CREATE UNIQUE INDEX keys_collist_unique_c ON keys_collist_unique (c);
 CREATE UNIQUE INDEX keys_collist_unique_d ON keys_collist_unique (d);
 ALTER PUBLICATION dbz_filtered ADD TABLE keys_collist_pk (a, val), keys_collist_unique (d, val);
+
+-- ------------------------------------------------------------------ NOT NULL domains
+
+CREATE DOMAIN keys_nn_int AS integer NOT NULL;
+CREATE DOMAIN keys_nn_text AS text NOT NULL DEFAULT 'dflt';
+CREATE DOMAIN keys_nn_ts AS timestamp NOT NULL;
+CREATE DOMAIN keys_over_nn AS keys_nn_int;              -- NOT NULL only through its base
+CREATE DOMAIN keys_dflt_int AS integer DEFAULT 7;       -- nullable, with a default
+CREATE DOMAIN keys_nn_over_dflt AS keys_dflt_int NOT NULL;
+CREATE DOMAIN keys_nn_num AS numeric(6,2) NOT NULL CHECK (VALUE >= 0);
+
+CREATE TABLE keys_domains (
+    id      integer PRIMARY KEY,
+    d_int   keys_nn_int,
+    d_text  keys_nn_text,
+    d_ts    keys_nn_ts,
+    d_over  keys_over_nn,
+    d_dflt  keys_dflt_int,
+    d_nncol keys_dflt_int NOT NULL,
+    d_nnod  keys_nn_over_dflt,
+    d_cdef  keys_nn_int DEFAULT 5,
+    d_num   keys_nn_num,
+    plain   integer NOT NULL DEFAULT 9
+);
+
+-- a NOT NULL domain as the key of a table without a primary key
+CREATE TABLE keys_domain_key (
+    k       keys_nn_int,
+    val     text
+);
+CREATE UNIQUE INDEX keys_domain_key_k ON keys_domain_key (k);
+ALTER TABLE keys_domain_key REPLICA IDENTITY FULL;

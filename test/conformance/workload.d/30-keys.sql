@@ -92,3 +92,16 @@ DELETE FROM keys_ri_change_pk WHERE id = 2;
 
 INSERT INTO keys_collist_pk VALUES (1, 10, 'x'), (1, 20, 'y');
 INSERT INTO keys_collist_unique VALUES (1, 10, 'x'), (2, 20, 'y');
+
+-- ------------------------------------------------------------------ NOT NULL domains
+
+INSERT INTO keys_domains (id, d_int, d_ts, d_over, d_nncol, d_nnod, d_num)
+VALUES (1, 5, '2021-02-03 04:05:06', 6, 8, 9, 12.5);
+INSERT INTO keys_domains VALUES (2, -1, 'given', '1999-12-31 23:59:59.5', 0, NULL, 1, 2, 3, 0, 4);
+UPDATE keys_domains SET d_int = 50, d_dflt = NULL WHERE id = 1;
+DELETE FROM keys_domains WHERE id = 1;
+DELETE FROM keys_domains WHERE id = 2;
+
+INSERT INTO keys_domain_key VALUES (1, 'x'), (2, 'y');
+UPDATE keys_domain_key SET k = 11 WHERE k = 1;
+DELETE FROM keys_domain_key WHERE k = 2;
