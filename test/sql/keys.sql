@@ -120,6 +120,31 @@ FROM pg_logical_slot_peek_changes('keys_slot', NULL, NULL, 'output_format', 'rec
 WHERE data::json->>'topic' LIKE '%.k_nullable' LIMIT 1;
 SELECT count(*) > 0 AS consumed FROM pg_logical_slot_get_changes('keys_slot', NULL, NULL);
 
+-- old and new keys compare as Debezium's converted key structs: a NOT NULL
+-- column missing from the old tuple holds its fallback, numerics their
+-- converted value, and a null stays null though the JSON shows the default
+CREATE TABLE k_struct (a int NOT NULL, b int NOT NULL);
+CREATE UNIQUE INDEX k_struct_a ON k_struct (a);
+CREATE UNIQUE INDEX k_struct_b ON k_struct (b);
+ALTER TABLE k_struct REPLICA IDENTITY USING INDEX k_struct_b;
+CREATE TABLE k_numeric (k numeric PRIMARY KEY);
+CREATE TABLE k_default (c int DEFAULT 5, v text);
+CREATE UNIQUE INDEX k_default_c ON k_default (c);
+ALTER TABLE k_default REPLICA IDENTITY FULL;
+
+INSERT INTO k_struct VALUES (0, 10), (1, 20);
+UPDATE k_struct SET b = 11 WHERE a = 0;          -- old key a = 0 (fallback) = new key
+UPDATE k_struct SET b = 21 WHERE a = 1;          -- old key a = 0 (fallback), new a = 1
+INSERT INTO k_numeric VALUES (1.0);
+UPDATE k_numeric SET k = 1.00;
+INSERT INTO k_default VALUES (NULL, 'x');
+UPDATE k_default SET c = 5;
+
+SELECT tbl, key, op, keyhdr FROM keys_changes();
+SELECT key, op, keyhdr FROM keys_changes('decimal_handling_mode', 'string')
+WHERE tbl = 'k_numeric';
+SELECT count(*) > 0 AS consumed FROM pg_logical_slot_get_changes('keys_slot', NULL, NULL);
+
 -- NOT NULL domains: required fields, with the type's fallback (never the
 -- domain's default) where a delete's before-image has no value
 CREATE DOMAIN k_nn_int AS int NOT NULL;
@@ -162,6 +187,7 @@ WHERE data::json->>'topic' LIKE '%.k_domain_key' LIMIT 1;
 SELECT 'drop' FROM pg_drop_replication_slot('keys_slot');
 DROP PUBLICATION k_pub;
 DROP TABLE k_names, k_expr, k_fname, k_partial, k_clustered, k_include, k_pk_include,
-	k_deferrable, k_nullable, k_ri, k_cols, k_cols_pk, k_domains, k_domain_key;
+	k_deferrable, k_nullable, k_ri, k_cols, k_cols_pk, k_struct, k_numeric, k_default,
+	k_domains, k_domain_key;
 DROP DOMAIN k_nn_over_dflt, k_dflt, k_over_nn, k_nn_int, k_nn_text, k_nn_num;
 DROP FUNCTION keys_changes(text[]);

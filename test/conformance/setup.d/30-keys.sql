@@ -105,6 +105,30 @@ CREATE UNIQUE INDEX keys_ri_index_a ON keys_ri_index (a);
 CREATE UNIQUE INDEX keys_ri_index_b ON keys_ri_index (b);
 ALTER TABLE keys_ri_index REPLICA IDENTITY USING INDEX keys_ri_index_b;
 
+-- Debezium compares old and new key structs after conversion: a NOT NULL key column missing
+-- from the old tuple holds its fallback (0) there, numerics compare as their converted values,
+-- and a null stays null even where the JSON shows the column default
+CREATE TABLE keys_struct_equal (
+    a       integer NOT NULL,
+    b       integer NOT NULL,
+    val     text
+);
+CREATE UNIQUE INDEX keys_struct_equal_a ON keys_struct_equal (a);
+CREATE UNIQUE INDEX keys_struct_equal_b ON keys_struct_equal (b);
+ALTER TABLE keys_struct_equal REPLICA IDENTITY USING INDEX keys_struct_equal_b;
+
+CREATE TABLE keys_numeric_key (
+    k       numeric PRIMARY KEY,
+    val     text
+);
+
+CREATE TABLE keys_default_key (
+    c       integer DEFAULT 5,
+    val     text
+);
+CREATE UNIQUE INDEX keys_default_key_c ON keys_default_key (c);
+ALTER TABLE keys_default_key REPLICA IDENTITY FULL;
+
 -- replica identity changed while changes are pending (workload): no primary key ...
 CREATE TABLE keys_ri_change (
     a       integer NOT NULL,

@@ -57,6 +57,18 @@ UPDATE keys_ri_index SET a = 11 WHERE a = 1;           -- the key, but not the i
 UPDATE keys_ri_index SET b = 21 WHERE a = 2;           -- the identity, not the key
 DELETE FROM keys_ri_index WHERE a = 11;
 
+INSERT INTO keys_struct_equal VALUES (0, 10, 'x'), (1, 20, 'y');
+UPDATE keys_struct_equal SET b = 11 WHERE a = 0;       -- old key a = fallback 0 = new key
+UPDATE keys_struct_equal SET b = 21 WHERE a = 1;       -- old key a = 0, new a = 1
+
+INSERT INTO keys_numeric_key VALUES (1.0, 'x');
+UPDATE keys_numeric_key SET k = 1.00;                  -- equal as a double, not as a decimal
+UPDATE keys_numeric_key SET k = 2;
+
+INSERT INTO keys_default_key VALUES (NULL, 'x');
+UPDATE keys_default_key SET c = 5;                      -- null -> 5: both written as 5
+UPDATE keys_default_key SET val = 'y';
+
 -- replica identity changes between and amid the changes, in and out of one transaction
 INSERT INTO keys_ri_change VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z');
 UPDATE keys_ri_change SET a = 11 WHERE a = 1;
