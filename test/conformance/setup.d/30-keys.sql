@@ -189,6 +189,38 @@ CREATE TABLE keys_domains (
     plain   integer NOT NULL DEFAULT 9
 );
 
+-- NOT NULL domains over more types: their fallbacks in delete before-images
+CREATE DOMAIN keys_nn_uuid AS uuid NOT NULL;
+CREATE DOMAIN keys_nn_date AS date NOT NULL;
+CREATE DOMAIN keys_nn_jsonb AS jsonb NOT NULL;
+CREATE DOMAIN keys_nn_numeric AS numeric NOT NULL;
+CREATE DOMAIN keys_nn_bool AS boolean NOT NULL;
+CREATE DOMAIN keys_nn_bytea AS bytea NOT NULL;
+CREATE DOMAIN keys_nn_varchar AS varchar(10) NOT NULL;
+CREATE DOMAIN keys_nn_interval AS interval NOT NULL;
+CREATE DOMAIN keys_nn_time AS time(3) NOT NULL;
+CREATE DOMAIN keys_nn_tstz AS timestamptz NOT NULL;
+CREATE DOMAIN keys_nn_float AS double precision NOT NULL;
+CREATE DOMAIN keys_nn_bigint AS bigint NOT NULL;
+CREATE DOMAIN keys_nn_textarr AS text[] NOT NULL;
+
+CREATE TABLE keys_domains_more (
+    id      integer PRIMARY KEY,
+    d_uuid  keys_nn_uuid,
+    d_date  keys_nn_date,
+    d_jsonb keys_nn_jsonb,
+    d_num   keys_nn_numeric,
+    d_bool  keys_nn_bool,
+    d_bytea keys_nn_bytea,
+    d_vc    keys_nn_varchar,
+    d_iv    keys_nn_interval,
+    d_time  keys_nn_time,
+    d_tstz  keys_nn_tstz,
+    d_float keys_nn_float,
+    d_big   keys_nn_bigint,
+    d_arr   keys_nn_textarr
+);
+
 -- a NOT NULL domain as the key of a table without a primary key
 CREATE TABLE keys_domain_key (
     k       keys_nn_int,

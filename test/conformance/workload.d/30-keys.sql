@@ -114,6 +114,11 @@ UPDATE keys_domains SET d_int = 50, d_dflt = NULL WHERE id = 1;
 DELETE FROM keys_domains WHERE id = 1;
 DELETE FROM keys_domains WHERE id = 2;
 
+INSERT INTO keys_domains_more VALUES (1, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+    '2020-02-29', '{"a": 1}', 12.345, true, '\x0102', 'ten chars', '1 day 2 hours', '12:34:56.789',
+    '2021-01-01 00:00:00+00', 1.5, 9000000000, '{a,b}');
+DELETE FROM keys_domains_more;
+
 INSERT INTO keys_domain_key VALUES (1, 'x'), (2, 'y');
 UPDATE keys_domain_key SET k = 11 WHERE k = 1;
 DELETE FROM keys_domain_key WHERE k = 2;
