@@ -206,13 +206,7 @@ column_index(const CdcRelInfo *ri, AttrNumber attnum)
  * out are then dropped from the key without trying another index.
  */
 
-/*
- * Does Debezium take an index column printed as s (pg_get_indexdef of the
- * column with its double quotes trimmed) for an expression?  These are its
- * two patterns, matched against the whole string: a function call, optionally
- * after "(", and a parenthesised operator expression, whose operator set
- * includes the space and excludes "-".  Java's "." stops at line ends.
- */
+/* Can Java's "." match every character in [from, to)?  Not a line end. */
 static bool
 java_dot_matches(const char *from, const char *to)
 {
@@ -227,6 +221,11 @@ java_dot_matches(const char *from, const char *to)
 	return true;
 }
 
+/*
+ * PostgresConnection's two patterns, matched against the whole string: a
+ * function call, optionally after "(", and a parenthesised operator
+ * expression, whose operator set has the space and lacks "-".
+ */
 static bool
 looks_like_function(const char *s, size_t len)
 {
@@ -245,6 +244,7 @@ looks_like_operator_expression(const char *s, size_t len)
 	if (len < 5 || s[0] != '(' || s[len - 1] != ')' ||
 		!java_dot_matches(s + 1, s + len - 1))
 		return false;
+	/* "(" X op Y ")", X and Y not empty */
 	for (size_t i = 2; i + 3 <= len; i++)
 	{
 		if (s[i] != '\0' && strchr("+ */<>=~!@#%^&|`?", s[i]) != NULL)
@@ -253,6 +253,11 @@ looks_like_operator_expression(const char *s, size_t len)
 	return false;
 }
 
+/*
+ * Does Debezium take an index column for an expression?  It sees the column
+ * as pg_get_indexdef() prints it (a plain column quoted as needed) with the
+ * double quotes at either end trimmed, so a column named "f(x)" is one too.
+ */
 static bool
 debezium_sees_expression(const char *printed)
 {
@@ -327,6 +332,7 @@ key_index(Relation rel, bool *is_primary)
 		if (index->indisprimary)
 		{
 			ReleaseSysCache(tup);
+			list_free(indexes);
 			*is_primary = true;
 			return indexoid;
 		}
@@ -340,6 +346,7 @@ key_index(Relation rel, bool *is_primary)
 		}
 		ReleaseSysCache(tup);
 	}
+	list_free(indexes);
 	return best;
 }
 
