@@ -232,7 +232,9 @@ looks_like_function(const char *s, size_t len)
 	size_t		i = (len > 0 && s[0] == '(') ? 1 : 0;
 	size_t		j = i;
 
-	while (j < len && (isalnum((unsigned char) s[j]) || s[j] == '_' || s[j] == '.'))
+	/* [A-Za-z0-9_.], ASCII whatever the server's LC_CTYPE */
+	while (j < len && (strchr("_.", s[j]) != NULL || (s[j] >= '0' && s[j] <= '9') ||
+					   ((s[j] | 0x20) >= 'a' && (s[j] | 0x20) <= 'z')))
 		j++;
 	return j > i && j + 1 < len && s[j] == '(' && s[len - 1] == ')' &&
 		java_dot_matches(s + j + 1, s + len - 1);
