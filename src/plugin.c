@@ -273,19 +273,48 @@ make_row(const CdcRelInfo *ri, Relation rel, HeapTuple tuple, const CdcRow *old)
 	return row;
 }
 
-/* Do two rows have the same key?  (Binary equality, as a key struct compares.) */
+/*
+ * Key column i of row as Debezium's key struct holds it, rendered, or NULL
+ * for null: a value missing from an old key tuple is, in a required column,
+ * the schema default or the type's fallback its converters put there; in an
+ * optional column it stays null, though JsonConverter then writes the default.
+ */
+static const char *
+key_value(const CdcColumn *col, const CdcRow *row, int i, const CdcOptions *opts)
+{
+	StringInfoData buf;
+
+	if (row->nulls[i])
+		return col->optional ? NULL : col->default_json ? col->default_json : col->fallback_json;
+	initStringInfo(&buf);
+	if (row->unchanged != NULL && row->unchanged[i])
+		typemap_write_placeholder(&buf, col, opts);
+	else
+		typemap_write_value(&buf, col, row->values[i], opts);
+	return buf.data;
+}
+
+/*
+ * Do two rows have the same key?  Debezium compares the key structs after
+ * conversion, so values that convert alike are equal (numeric 1.0 and 1.00
+ * in most decimal modes), and so is a missing value and its fallback.
+ */
 static bool
-same_key(const CdcRelInfo *ri, const CdcRow *a, const CdcRow *b)
+same_key(const CdcRelInfo *ri, const CdcRow *a, const CdcRow *b, const CdcOptions *opts)
 {
 	for (int k = 0; k < ri->nkeys; k++)
 	{
 		int			i = ri->keys[k];
 		const CdcColumn *col = &ri->columns[i];
+		const char *va;
+		const char *vb;
 
-		if (a->nulls[i] != b->nulls[i])
-			return false;
-		if (!a->nulls[i] &&
-			!datumIsEqual(a->values[i], b->values[i], col->typbyval, col->typlen))
+		if (!a->nulls[i] && !b->nulls[i] &&
+			datumIsEqual(a->values[i], b->values[i], col->typbyval, col->typlen))
+			continue;
+		va = key_value(col, a, i, opts);
+		vb = key_value(col, b, i, opts);
+		if (va == NULL || vb == NULL ? va != vb : strcmp(va, vb) != 0)
 			return false;
 	}
 	return true;
@@ -413,6 +442,7 @@ encode_change(LogicalDecodingContext *ctx, CdcTxnState *ts, const CdcRelInfo *ri
 			  Relation rel, ReorderBufferChangeType action,
 			  HeapTuple oldtuple, HeapTuple newtuple, XLogRecPtr lsn)
 {
+	CdcPluginState *state = ctx->output_plugin_private;
 	CdcRow	   *oldrow = oldtuple ? make_row(ri, rel, oldtuple, NULL) : NULL;
 	CdcRow	   *newrow = newtuple ? make_row(ri, rel, newtuple, oldrow) : NULL;
 	ChangeRecord rec = {.ri = ri, .lsn = lsn};
@@ -425,7 +455,8 @@ encode_change(LogicalDecodingContext *ctx, CdcTxnState *ts, const CdcRelInfo *ri
 			write_change_record(ctx, ts, &rec);
 			break;
 		case REORDER_BUFFER_CHANGE_UPDATE:
-			if (oldrow != NULL && ri->nkeys > 0 && !same_key(ri, oldrow, newrow))
+			if (oldrow != NULL && ri->nkeys > 0 &&
+				!same_key(ri, oldrow, newrow, &state->opts))
 			{
 				write_key_change(ctx, ts, &rec, oldrow, newrow);
 				break;

@@ -28,6 +28,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -147,6 +148,28 @@ default_expression(Relation rel, AttrNumber attnum)
 	return NULL;
 }
 
+/*
+ * Debezium's optional flag is pgjdbc's getColumns NULLABLE: a NOT NULL
+ * column, or a column whose own type is a NOT NULL domain.  A domain over a
+ * NOT NULL domain is nullable there, although PostgreSQL enforces the base's
+ * constraint; a domain's DEFAULT is no column default either.
+ */
+static bool
+is_not_null_domain(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_type type = (Form_pg_type) GETSTRUCT(tup);
+
+		result = type->typtype == TYPTYPE_DOMAIN && type->typnotnull;
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
 static void
 build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOptions *opts)
 {
@@ -166,7 +189,8 @@ build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOpti
 			continue;
 		col = &ri->columns[ri->ncolumns++];
 		typemap_column_init(col, NameStr(att->attname), att->attnum,
-							att->atttypid, att->atttypmod, att->attnotnull, opts);
+							att->atttypid, att->atttypmod,
+							att->attnotnull || is_not_null_domain(att->atttypid), opts);
 		if (att->atthasdef)
 			typemap_column_set_default(col, default_expression(rel, att->attnum), opts);
 		typemap_column_set_fallback(col, opts);
@@ -185,47 +209,171 @@ column_index(const CdcRelInfo *ri, AttrNumber attnum)
 }
 
 /*
- * Debezium keys a table by its primary key or, lacking one, by the first
- * unique index in name order; expression columns and columns left out by a
- * column list do not take part.
+ * Debezium takes the key out of band, from pgjdbc's DatabaseMetaData, each
+ * time pgoutput describes the relation: getPrimaryKeys() (the key columns of
+ * the primary key, INCLUDE columns left out) or, without a primary key, the
+ * first index of getIndexInfo(unique), which lists a clustered index first
+ * and the others by name, skipping an index any of whose columns (INCLUDE
+ * columns counted) PostgresConnection takes for an expression.  Neither
+ * looks at the replica identity, at partial, deferrable or invalid indexes,
+ * or at whether the columns are nullable.  Columns the publication leaves
+ * out are then dropped from the key without trying another index.
  */
+
+/* Can Java's "." match every character in [from, to)?  Not a line end. */
+static bool
+java_dot_matches(const char *from, const char *to)
+{
+	for (const unsigned char *p = (const unsigned char *) from;
+		 p < (const unsigned char *) to; p++)
+	{
+		/* \n, \r, U+0085, U+2028, U+2029 (the string is NUL-terminated) */
+		if (*p == '\n' || *p == '\r' || (p[0] == 0xC2 && p[1] == 0x85) ||
+			(p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * PostgresConnection's two patterns, matched against the whole string: a
+ * function call, optionally after "(", and a parenthesised operator
+ * expression, whose operator set has the space and lacks "-".
+ */
+static bool
+looks_like_function(const char *s, size_t len)
+{
+	size_t		i = (len > 0 && s[0] == '(') ? 1 : 0;
+	size_t		j = i;
+
+	/* [A-Za-z0-9_.], ASCII whatever the server's LC_CTYPE */
+	while (j < len && (strchr("_.", s[j]) != NULL || (s[j] >= '0' && s[j] <= '9') ||
+					   ((s[j] | 0x20) >= 'a' && (s[j] | 0x20) <= 'z')))
+		j++;
+	return j > i && j + 1 < len && s[j] == '(' && s[len - 1] == ')' &&
+		java_dot_matches(s + j + 1, s + len - 1);
+}
+
+static bool
+looks_like_operator_expression(const char *s, size_t len)
+{
+	if (len < 5 || s[0] != '(' || s[len - 1] != ')' ||
+		!java_dot_matches(s + 1, s + len - 1))
+		return false;
+	/* "(" X op Y ")", X and Y not empty */
+	for (size_t i = 2; i + 3 <= len; i++)
+	{
+		if (s[i] != '\0' && strchr("+ */<>=~!@#%^&|`?", s[i]) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does Debezium take an index column for an expression?  It sees the column
+ * as pg_get_indexdef() prints it (a plain column quoted as needed) with the
+ * double quotes at either end trimmed, so a column named "f(x)" is one too.
+ */
+static bool
+debezium_sees_expression(const char *printed)
+{
+	size_t		len = strlen(printed);
+
+	while (len > 0 && printed[0] == '"')
+	{
+		printed++;
+		len--;
+	}
+	while (len > 0 && printed[len - 1] == '"')
+		len--;
+	return looks_like_function(printed, len) ||
+		looks_like_operator_expression(printed, len);
+}
+
+/*
+ * Can Debezium key a table by this unique index?  An expression column it
+ * does not recognise as one (a cast: "((n)::text)") makes Debezium 3.6.1
+ * fail on the table; we pass over every expression index instead.
+ */
+static bool
+index_has_plain_columns(Relation rel, Form_pg_index index)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < index->indnatts; i++)
+	{
+		AttrNumber	attnum = index->indkey.values[i];
+
+		if (attnum <= 0 || attnum > desc->natts)
+			return false;
+		if (debezium_sees_expression(
+				quote_identifier(NameStr(TupleDescAttr(desc, attnum - 1)->attname))))
+			return false;
+	}
+	return true;
+}
+
+/* Does index (clustered, name) come before the best so far in getIndexInfo? */
+static bool
+index_precedes(bool clustered, const char *name, bool best_clustered,
+			   const char *best_name)
+{
+	if (best_name == NULL || clustered != best_clustered)
+		return best_name == NULL || clustered;
+	/* pg_class.relname sorts in the "C" collation */
+	return strcmp(name, best_name) < 0;
+}
+
 static Oid
-key_index(Relation rel)
+key_index(Relation rel, bool *is_primary)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	Oid			best = InvalidOid;
-	char	   *bestname = NULL;
+	bool		best_clustered = false;
+	char	   *best_name = NULL;
 
-	if (OidIsValid(rel->rd_pkindex))
-		return rel->rd_pkindex;
+	*is_primary = false;
 	foreach(lc, indexes)
 	{
 		Oid			indexoid = lfirst_oid(lc);
 		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
-		bool		unique;
+		Form_pg_index index;
 		char	   *name;
 
 		if (!HeapTupleIsValid(tup))
 			continue;
-		unique = ((Form_pg_index) GETSTRUCT(tup))->indisunique;
-		ReleaseSysCache(tup);
-		name = get_rel_name(indexoid);
-		if (unique && name != NULL && (bestname == NULL || strcmp(name, bestname) < 0))
+		index = (Form_pg_index) GETSTRUCT(tup);
+		/* rd_pkindex leaves out a deferrable primary key; pgjdbc does not */
+		if (index->indisprimary)
+		{
+			ReleaseSysCache(tup);
+			list_free(indexes);
+			*is_primary = true;
+			return indexoid;
+		}
+		if (index->indisunique && index_has_plain_columns(rel, index) &&
+			(name = get_rel_name(indexoid)) != NULL &&
+			index_precedes(index->indisclustered, name, best_clustered, best_name))
 		{
 			best = indexoid;
-			bestname = name;
+			best_clustered = index->indisclustered;
+			best_name = name;
 		}
+		ReleaseSysCache(tup);
 	}
+	list_free(indexes);
 	return best;
 }
 
 static void
 build_keys(CdcRelInfo *ri, Relation rel)
 {
-	Oid			indexoid = key_index(rel);
+	bool		is_primary;
+	Oid			indexoid = key_index(rel, &is_primary);
 	HeapTuple	tup;
 	Form_pg_index index;
+	int			ncols;
 
 	ri->nkeys = 0;
 	if (!OidIsValid(indexoid))
@@ -234,12 +382,16 @@ build_keys(CdcRelInfo *ri, Relation rel)
 	if (!HeapTupleIsValid(tup))
 		return;
 	index = (Form_pg_index) GETSTRUCT(tup);
-	ri->keys = palloc(sizeof(int) * Max(index->indnkeyatts, 1));
-	for (int i = 0; i < index->indnkeyatts; i++)
+	ncols = is_primary ? index->indnkeyatts : index->indnatts;
+	ri->keys = palloc(sizeof(int) * Max(ncols, 1));
+	for (int i = 0; i < ncols; i++)
 	{
 		int			idx = column_index(ri, index->indkey.values[i]);
+		bool		seen = false;
 
-		if (idx >= 0)
+		for (int k = 0; k < ri->nkeys; k++)
+			seen |= ri->keys[k] == idx;
+		if (idx >= 0 && !seen)
 			ri->keys[ri->nkeys++] = idx;
 	}
 	ReleaseSysCache(tup);
