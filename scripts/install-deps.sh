@@ -3,7 +3,8 @@
 # install-deps.sh - install what building and testing cdc_kafka needs on
 # Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
-# Debezium, both taken from Maven Central), Perl's IPC::Run (TAP tests).
+# Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
+# tests; 011 holds a backend at a breakpoint).
 #
 # Idempotent: packages already present are left alone.  Runs apt-get as
 # root, through sudo when started by another user.
@@ -17,7 +18,7 @@ PACKAGES=(
 	librdkafka-dev libcmocka-dev kcat
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
-	procps rsync
+	procps rsync gdb
 )
 
 missing=()

@@ -161,7 +161,8 @@ CREATE FUNCTION cdc_kafka.worker_status(
 	OUT retries bigint, OUT last_ack_time timestamptz,
 	OUT last_error text, OUT last_error_time timestamptz, OUT broker text,
 	OUT blocked_table text, OUT blocked_key text, OUT blocked_lsn pg_lsn,
-	OUT snapshot_table text, OUT snapshot_rows bigint, OUT snapshot_rows_estimated bigint)
+	OUT snapshot_table text, OUT snapshot_rows bigint, OUT snapshot_rows_estimated bigint,
+	OUT snapshot_wait text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'cdc_kafka_worker_status'
 LANGUAGE C VOLATILE STRICT;
@@ -175,7 +176,7 @@ CREATE VIEW cdc_kafka.status AS
 		lag_seconds, records_sent, bytes_sent, inflight_records, inflight_bytes,
 		retries, last_ack_time, last_error, last_error_time, broker,
 		blocked_table, blocked_key, blocked_lsn,
-		snapshot_table, snapshot_rows, snapshot_rows_estimated
+		snapshot_table, snapshot_rows, snapshot_rows_estimated, snapshot_wait
 	FROM cdc_kafka.worker_status();
 COMMENT ON VIEW cdc_kafka.status IS 'One row per streaming worker (per database of cdc_kafka.databases).';
 

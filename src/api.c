@@ -513,7 +513,7 @@ time_or_null(TimestampTz t, bool *isnull)
 	return TimestampTzGetDatum(t);
 }
 
-#define STATUS_COLUMNS 25
+#define STATUS_COLUMNS 26
 
 static void
 status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
@@ -566,6 +566,8 @@ status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 	i++;
 	v[i] = Int64GetDatum(ws->snapshot_rows_estimated);
 	n[i] = ws->snapshot_table[0] == '\0';
+	i++;
+	v[i] = text_or_null(ws->snapshot_wait, &n[i]);
 }
 
 Datum

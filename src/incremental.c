@@ -11,10 +11,8 @@
  *
  *	1. write a low watermark (a non-transactional logical decoding message
  *	   with a token naming the chunk) and flush it;
- *	2. wait until the transactions running then have ended, or have shown
- *	   they are not committing: a transaction whose commit record precedes
- *	   the low watermark must be visible to the read, or its change would
- *	   be streamed before the window and then overwritten by an older row;
+ *	2. make sure the read sees every transaction whose commit record
+ *	   precedes the low watermark (see below);
  *	3. read the chunk (as the role that asked, with its row filter) and
  *	   write the high watermark;
  *	4. decoding goes on meanwhile: once it passes the low watermark, any
@@ -23,6 +21,35 @@
  *	5. when decoding reaches the high watermark, the rows left go to
  *	   Kafka as op "r" records with source.snapshot "incremental", in the
  *	   stream's order, then decoding goes on.
+ *
+ * Step 2 closes DBLog's gap between commit and visibility.  A transaction
+ * writes its commit record, then marks itself committed in the commit log,
+ * then (after waiting for synchronous replication, if asked to) leaves the
+ * ProcArray, and only then do new snapshots see it.  If its commit record
+ * precedes the low watermark, its changes are streamed before the window
+ * opens and drop nothing; a read that does not see it yet would send the
+ * old row last.  So, certainly and without timeouts:
+ *
+ *	a. right after the low watermark, note the next xid (only older ones can
+ *	   have a commit record before it) and the backends inside their commit
+ *	   critical section (DELAY_CHKPT_START, raised before the commit record
+ *	   is inserted and lowered once the commit log is marked); wait until
+ *	   they have left it (microseconds, or an fsync).  From then on,
+ *	   every transaction with a commit record before the low watermark is
+ *	   committed in the commit log;
+ *	b. in the read's own transaction, look at its snapshot: an xid older
+ *	   than the noted one that the snapshot takes for running (in xip, or
+ *	   not below xmax) but that the commit log says committed may have
+ *	   committed before the low watermark: do not read; wait (polling, so
+ *	   streaming goes on) until it has left the ProcArray and try again
+ *	   (only older xids count: the retries end).
+ *	   One that is not committed commits, if ever, after the low watermark:
+ *	   the window sees its changes, so idle or prepared transactions hold
+ *	   nothing back.
+ *
+ * A commit that never ends (synchronous replication without a standby)
+ * holds the snapshot, not the stream: status column snapshot_wait names
+ * the transaction, its backend and what it waits for.
  *
  * So for every key, the last record in the topic is the current row.  A
  * chunk's progress (the last key read) is written to cdc_kafka.snapshots
@@ -36,6 +63,8 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/subtrans.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_authid.h"
@@ -59,6 +88,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "compat.h"
 #include "snapshot.h"
@@ -68,15 +98,15 @@ PG_FUNCTION_INFO_V1(cdc_kafka_snapshot);
 PG_FUNCTION_INFO_V1(cdc_kafka_snapshot_where);
 PG_FUNCTION_INFO_V1(cdc_kafka_cancel_snapshot);
 
-/* How long to wait for a running transaction that has not committed. */
-#define XID_GRACE_MS		2000
+/* How long a chunk waits for a commit to end before it says so in the log. */
+#define COMMIT_WAIT_WARN_MS	10000
 /* How often an idle session looks for new requests. */
 #define REQUEST_POLL_MS		1000
 
 typedef enum ChunkPhase
 {
 	CHUNK_NONE,					/* no chunk: look for work */
-	CHUNK_WAIT_XIDS,			/* low watermark written, transactions to wait for */
+	CHUNK_WAIT_COMMITS,			/* low watermark written, commits to wait for */
 	CHUNK_READ,					/* read, high watermark written: decoding will emit */
 } ChunkPhase;
 
@@ -129,9 +159,12 @@ typedef struct IncState
 	char		token[64];
 	uint64		chunk_no;
 	XLogRecPtr	lw_lsn;			/* the low watermark: the LSN of the chunk's records */
-	TransactionId *xids;
-	int			nxids;
-	TimestampTz wait_start;
+	TransactionId lw_next_xid;	/* the next xid when the low watermark was written */
+	VirtualTransactionId *committing;	/* writing a commit record then */
+	int			ncommitting;
+	TransactionId wait_xid;		/* committed, not yet visible: wait for its end */
+	TimestampTz wait_start;		/* of the wait for wait_xid */
+	bool		wait_warned;
 	bool		window_open;
 	HTAB	   *seen;			/* key hashes changed in the window before the read */
 	HTAB	   *index;			/* key hash -> first ChunkRow */
@@ -202,9 +235,12 @@ forget_job(void)
 	inc->seen = NULL;
 	inc->index = NULL;
 	inc->nrows = 0;
+	inc->ncommitting = 0;
+	inc->wait_xid = InvalidTransactionId;
 	MemoryContextReset(inc->chunkcxt);
 	MemoryContextReset(inc->jobcxt);
 	cdcshm_set_snapshot_progress(inc->s->ws, "", 0, 0);
+	cdcshm_set_snapshot_wait(inc->s->ws, "");
 }
 
 /* End the job with a final state; error (for "failed") says why. */
@@ -408,14 +444,13 @@ write_watermark(const char *what)
 }
 
 /*
- * Open the chunk's window: the low watermark, then the transactions
- * running after it, whose commits the read may have to wait for.
+ * Open the chunk's window: the low watermark, then what the read must wait
+ * for (see the header comment, step 2a).
  */
 static void
 start_chunk(void)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	Snapshot	snap;
 
 	MemoryContextReset(inc->chunkcxt);
 	inc->chunk_no++;
@@ -424,43 +459,109 @@ start_chunk(void)
 	StartTransactionCommand();
 	(void) write_watermark("open");
 	inc->lw_lsn = ProcLastRecPtr;
-	snap = GetLatestSnapshot();
-	inc->xids = MemoryContextAlloc(inc->chunkcxt, sizeof(TransactionId) * Max(snap->xcnt, 1));
-	memcpy(inc->xids, snap->xip, sizeof(TransactionId) * snap->xcnt);
-	inc->nxids = snap->xcnt;
+
+	/*
+	 * Both after the watermark's insertion: a transaction whose commit
+	 * record precedes it got its xid earlier, and raised DELAY_CHKPT_START
+	 * before inserting that record (and keeps it until the commit log says
+	 * committed), as the checkpointer relies on for its redo pointer.
+	 */
+	inc->lw_next_xid = ReadNextTransactionId();
+	MemoryContextSwitchTo(inc->chunkcxt);
+	inc->committing = GetVirtualXIDsDelayingChkpt(&inc->ncommitting, DELAY_CHKPT_START);
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
 	inc->seen = NULL;
 	inc->index = NULL;
 	inc->window_open = false;
-	inc->wait_start = GetCurrentTimestamp();
-	inc->phase = CHUNK_WAIT_XIDS;
+	inc->wait_xid = InvalidTransactionId;
+	inc->phase = CHUNK_WAIT_COMMITS;
+}
+
+/* Say in status (and, after a while, in the log) which commit the chunk waits for. */
+static void
+show_commit_wait(void)
+{
+	TransactionId xid = inc->wait_xid;
+	int			pid = BackendXidGetPid(xid);
+	PGPROC	   *proc = pid != 0 ? BackendPidGetProc(pid) : NULL;
+	uint32		wait_event = proc != NULL ? *(volatile uint32 *) &proc->wait_event_info : 0;
+	char	   *what;
+
+	if (proc == NULL)
+		what = psprintf("transaction %u, committed but not yet visible (a prepared transaction being committed, or ending)",
+						xid);
+	else
+		what = psprintf("transaction %u, committed but not yet visible: pid %d, wait event %s:%s",
+						xid, pid,
+						wait_event ? pgstat_get_wait_event_type(wait_event) : "none",
+						wait_event ? pgstat_get_wait_event(wait_event) : "none");
+	cdcshm_set_snapshot_wait(inc->s->ws, what);
+	if (!inc->wait_warned &&
+		TimestampDifferenceExceeds(inc->wait_start, GetCurrentTimestamp(), COMMIT_WAIT_WARN_MS))
+	{
+		ereport(WARNING,
+				(errmsg("cdc_kafka: incremental snapshot %lld of %s waits for %s",
+						(long long) inc->job, inc->reader->from, what),
+				 errdetail("A chunk is read once every transaction whose commit record precedes its low watermark is visible; streaming goes on meanwhile."),
+				 errhint("A commit waiting for synchronous replication ends when a standby confirms it, or when it is cancelled with pg_cancel_backend().")));
+		inc->wait_warned = true;
+	}
+	pfree(what);
 }
 
 /*
- * May the chunk be read now?  Every transaction that was running after the
- * low watermark has ended, or has not committed for XID_GRACE_MS (it cannot
- * then have a commit record before the low watermark: a commit is marked in
- * the commit log as soon as its record is flushed).
+ * May the chunk be read now?  The commit records being written at the low
+ * watermark are marked in the commit log, and the committed transaction
+ * the last attempt to read found not yet visible has ended.
  */
 static bool
-xids_settled(void)
+commits_settled(void)
 {
-	bool		grace_over = TimestampDifferenceExceeds(inc->wait_start, GetCurrentTimestamp(),
-														XID_GRACE_MS);
-
-	for (int i = 0; i < inc->nxids; i++)
+	if (inc->ncommitting > 0)
 	{
-		TransactionId xid = inc->xids[i];
-
-		if (!TransactionIdIsValid(xid))
-			continue;
-		if (!TransactionIdIsInProgress(xid) || (grace_over && !TransactionIdDidCommit(xid)))
-			inc->xids[i] = InvalidTransactionId;
-		else
+		if (HaveVirtualXIDsDelayingChkpt(inc->committing, inc->ncommitting, DELAY_CHKPT_START))
 			return false;
+		inc->ncommitting = 0;
 	}
+	if (!TransactionIdIsValid(inc->wait_xid))
+		return true;
+	if (TransactionIdIsInProgress(inc->wait_xid))
+	{
+		show_commit_wait();
+		return false;
+	}
+	inc->wait_xid = InvalidTransactionId;
+	cdcshm_set_snapshot_wait(inc->s->ws, "");
 	return true;
+}
+
+/*
+ * A transaction the read's snapshot does not see although the commit log
+ * says it committed, and whose commit record may precede the low watermark
+ * (its xid is older than the next xid then); InvalidTransactionId if none.
+ * Running xids at or above the snapshot's xmax are not in xip: they are
+ * looked up one by one (there are no more than the xids handed out and
+ * not yet ended since the last transaction ended).
+ */
+static TransactionId
+committed_unseen(Snapshot snap)
+{
+	TransactionId xid;
+
+	for (uint32 i = 0; i < snap->xcnt; i++)
+	{
+		xid = snap->xip[i];
+		if (TransactionIdPrecedes(xid, inc->lw_next_xid) && TransactionIdDidCommit(xid))
+			return xid;
+	}
+	for (xid = snap->xmax; TransactionIdPrecedes(xid, inc->lw_next_xid);)
+	{
+		if (TransactionIdDidCommit(xid))
+			return SubTransGetTopmostTransaction(xid);
+		TransactionIdAdvance(xid);
+	}
+	return InvalidTransactionId;
 }
 
 static HTAB *
@@ -551,6 +652,9 @@ read_chunk_sql(void *arg)
 	StringInfoData keybuf;
 	MemoryContext old;
 
+	inc->wait_xid = committed_unseen(GetActiveSnapshot());
+	if (TransactionIdIsValid(inc->wait_xid))
+		return;
 	select_chunk();
 	old = MemoryContextSwitchTo(inc->chunkcxt);
 	src = palloc0(sizeof(CdcTxnState));
@@ -609,6 +713,13 @@ read_chunk(void)
 		return;
 	}
 	PG_END_TRY();
+	if (TransactionIdIsValid(inc->wait_xid))
+	{
+		/* not read: wait for that commit to end, then try again */
+		inc->wait_start = GetCurrentTimestamp();
+		inc->wait_warned = false;
+		return;
+	}
 	if (inc->nrows == 0)
 	{
 		/* nothing (more) to read: the job is done once the slot passes here */
@@ -673,9 +784,24 @@ snapshot_session_end(void)
 	if (inc == NULL)
 		return;
 	if (inc->s != NULL && inc->s->ws != NULL)
+	{
 		cdcshm_set_snapshot_progress(inc->s->ws, "", 0, 0);
+		cdcshm_set_snapshot_wait(inc->s->ws, "");
+	}
 	MemoryContextDelete(inc->cxt);
 	inc = NULL;
+}
+
+/* Was the job cancelled?  Then forget it. */
+static bool
+cancelled(void)
+{
+	if (!job_cancelled())
+		return false;
+	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s cancelled",
+						 (long long) inc->job, inc->reader->from)));
+	forget_job();
+	return true;
 }
 
 /*
@@ -701,20 +827,23 @@ snapshot_step(CdcStream *s)
 				inc->next_poll = TimestampTzPlusMilliseconds(now, REQUEST_POLL_MS);
 				return load_next_job();
 			}
-			if (job_cancelled())
-			{
-				ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s cancelled",
-									 (long long) inc->job, inc->reader->from)));
-				forget_job();
+			if (cancelled())
 				return true;
-			}
 			start_chunk();
 			return true;
-		case CHUNK_WAIT_XIDS:
-			if (!xids_settled())
-				return false;
-			read_chunk();
-			return true;
+		case CHUNK_WAIT_COMMITS:
+			if (commits_settled())
+			{
+				read_chunk();
+				return true;
+			}
+			/* a commit that may never end (synchronous replication) */
+			if (TransactionIdIsValid(inc->wait_xid) && GetCurrentTimestamp() >= inc->next_poll)
+			{
+				inc->next_poll = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), REQUEST_POLL_MS);
+				return cancelled();
+			}
+			return false;
 		case CHUNK_READ:
 			return false;		/* decoding will reach the high watermark */
 	}
@@ -734,7 +863,7 @@ snapshot_watermark(CdcStream *s, XLogRecPtr lsn, const char *content, size_t len
 		memcmp(content + 5, inc->token, toklen) == 0)
 	{
 		inc->window_open = true;
-		if (inc->phase == CHUNK_WAIT_XIDS && inc->seen == NULL)
+		if (inc->phase == CHUNK_WAIT_COMMITS && inc->seen == NULL)
 			inc->seen = key_hash_table("cdc_kafka window keys");
 	}
 	else if (len == toklen + 6 && memcmp(content, "close ", 6) == 0 &&
@@ -752,7 +881,7 @@ snapshot_saw_change(Oid relid, const char *key, size_t keylen)
 	if (inc == NULL || !inc->window_open || relid != inc->relid || key == NULL)
 		return;
 	h = key_hash(key, keylen);
-	if (inc->phase == CHUNK_WAIT_XIDS)
+	if (inc->phase == CHUNK_WAIT_COMMITS)
 	{
 		(void) hash_search(inc->seen, &h, HASH_ENTER, NULL);
 		return;

@@ -192,6 +192,14 @@ cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows,
 	SpinLockRelease(&ws->mutex);
 }
 
+void
+cdcshm_set_snapshot_wait(CdcWorkerStatus *ws, const char *what)
+{
+	SpinLockAcquire(&ws->mutex);
+	strlcpy(ws->snapshot_wait, what, CDC_TEXT_LEN);
+	SpinLockRelease(&ws->mutex);
+}
+
 /* Set the worker's latch (it looks at its commands and requests). */
 void
 cdcshm_wake(CdcWorkerStatus *ws)

@@ -127,6 +127,7 @@ typedef struct CdcWorkerStatus
 	char		snapshot_table[CDC_TEXT_LEN];
 	int64		snapshot_rows;
 	int64		snapshot_rows_estimated;
+	char		snapshot_wait[CDC_TEXT_LEN];	/* what an incremental chunk waits for */
 	CdcCommand	command;
 	bool		command_done;
 	pid_t		latch_owner;	/* process whose latch a command should set */
@@ -150,6 +151,7 @@ extern void cdcshm_set_state(CdcWorkerStatus *ws, CdcWorkerState state, const ch
 extern void cdcshm_set_error(CdcWorkerStatus *ws, const char *message);
 extern void cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows,
 										 int64 estimated);
+extern void cdcshm_set_snapshot_wait(CdcWorkerStatus *ws, const char *what);
 extern void cdcshm_wake(CdcWorkerStatus *ws);
 extern void cdcshm_table_stats_add(Oid dboid, Oid relid, int64 records, int64 bytes,
 								   TimestampTz when);
