@@ -10,9 +10,10 @@
 
 -- Both sides read this database: every session of either starts with these settings.
 -- Debezium's JDBC connections set DateStyle and TimeZone themselves; cdc_kafka must not be
--- moved by any of these.  (extra_float_digits is left alone here: Debezium reads float values
--- as the walsender prints them, so its own output follows that setting; test/sql/settings.sql
--- covers it for cdc_kafka.)
+-- moved by any of these.  extra_float_digits, IntervalStyle and bytea_output are left alone
+-- here: Debezium reads values as the walsender prints them, so its own records follow them
+-- (floats lose digits, sql_standard intervals are misread, escaped bytea stops the engine);
+-- test/sql/settings.sql covers them for cdc_kafka (README, deliberate differences).
 ALTER DATABASE conformance SET TimeZone = 'America/St_Johns';
 ALTER DATABASE conformance SET DateStyle = 'SQL, DMY';
 ALTER DATABASE conformance SET lc_monetary = 'C.utf8';
