@@ -174,6 +174,7 @@ struct CdcColumn
 extern void typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 								Oid typid, int32 typmod, bool notnull,
 								const CdcOptions *opts);
+extern char *typemap_default_expression(const char *adbin);
 extern void typemap_column_set_default(CdcColumn *col, const char *default_expr,
 									   const CdcOptions *opts);
 extern void typemap_column_set_fallback(CdcColumn *col, const CdcOptions *opts);

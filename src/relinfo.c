@@ -36,7 +36,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
 #include "cdc_kafka.h"
@@ -128,7 +127,10 @@ relinfo_cache_destroy(void)
 
 /* ---- building an entry --------------------------------------------------- */
 
-/* The default expression of attnum as pg_get_expr() prints it, or NULL. */
+/*
+ * The default expression of attnum as pg_get_expr() prints it (under fixed
+ * settings, not the session's), or NULL.
+ */
 static char *
 default_expression(Relation rel, AttrNumber attnum)
 {
@@ -139,11 +141,7 @@ default_expression(Relation rel, AttrNumber attnum)
 	for (int i = 0; i < constr->num_defval; i++)
 	{
 		if (constr->defval[i].adnum == attnum)
-		{
-			Node	   *expr = stringToNode(constr->defval[i].adbin);
-
-			return deparse_expression(expr, NIL, false, false);
-		}
+			return typemap_default_expression(constr->defval[i].adbin);
 	}
 	return NULL;
 }

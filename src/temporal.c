@@ -193,6 +193,26 @@ temporal_date_days(int32_t pg_date)
 	return (int32_t) ((int64_t) pg_date + TEMPORAL_PG_EPOCH_DAYS);
 }
 
+/* java.time's LocalDate.MAX and MIN (+999999999-12-31, -999999999-01-01) as epoch days. */
+#define JAVA_MAX_EPOCH_DAY	INT64_C(365241780471)
+#define JAVA_MIN_EPOCH_DAY	INT64_C(-365243219162)
+
+int32_t
+temporal_default_date_infinity(int sign)
+{
+	/* Java's (int) keeps the low 32 bits, two's complement */
+	uint32_t	low = (uint32_t) (uint64_t) (sign > 0 ? JAVA_MAX_EPOCH_DAY : JAVA_MIN_EPOCH_DAY);
+
+	return low <= (uint32_t) INT32_MAX ? (int32_t) low : -(int32_t) (UINT32_MAX - low) - 1;
+}
+
+int64_t
+temporal_default_timestamp_infinity_micros(int sign)
+{
+	/* Long.MAX_VALUE + 999999 overflows to Long.MIN_VALUE + 999998 */
+	return sign > 0 ? INT64_MIN + 999998 : INT64_MIN;
+}
+
 int32_t
 temporal_time_millis(int64_t pg_time)
 {

@@ -43,6 +43,18 @@
 extern int32_t temporal_date_days(int32_t pg_date);
 
 /*
+ * The numbers Debezium gives a column DEFAULT of 'infinity' or '-infinity'
+ * (not a value: defaults go through pgjdbc's TimestampUtils, which reads
+ * them as java.time's LocalDateTime.MAX and MIN).  A date default becomes
+ * LocalDate.MAX/MIN's epoch day cut to 32 bits by Java's (int) cast:
+ * 169560311 and -170999002.  A timestamp default in microseconds saturates
+ * in TimeUnit.toMicros and then adds the nanoseconds' microseconds:
+ * -9223372036853775810 (Long.MAX_VALUE + 999999, wrapped) and Long.MIN_VALUE.
+ */
+extern int32_t temporal_default_date_infinity(int sign);
+extern int64_t temporal_default_timestamp_infinity_micros(int sign);
+
+/*
  * time (microseconds past midnight, 0 .. 86400000000) -> milliseconds past
  * midnight (io.debezium.time.Time, Kafka's Time) or microseconds
  * (io.debezium.time.MicroTime).

@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_enum.h"
+#include "common/md5.h"
 #include "miscadmin.h"
 #include "catalog/pg_type.h"
 #include "access/htup_details.h"
@@ -30,16 +31,18 @@
 #include "access/genam.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/bytea.h"
 #include "utils/catcache.h"
 #include "utils/cash.h"
 #include "utils/date.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/geo_decls.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
 #include "pgtime.h"
-#include "parser/parse_coerce.h"
 #include "utils/datetime.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -248,26 +251,50 @@ static void append_schema(StringInfo buf, const CdcColumn *col,
 						  const CdcOptions *opts);
 
 /*
- * Does the type's text form depend on DateStyle or TimeZone?  True for
- * ranges and multiranges of date/time types, and for any type we have no
- * mapping for whose category is date/time.
+ * Can the type's text form depend on a setting (DateStyle, IntervalStyle,
+ * TimeZone, extra_float_digits, bytea_output, search_path)?  Only the text
+ * types, json, xml and enums are known not to: anything else (ranges of
+ * dates, geometric types of floats, composites of anything, reg* names)
+ * is printed under fixed settings.
  */
 static bool
 output_reads_settings(Oid typid)
 {
-	Oid			sub = get_range_subtype(typid);
-
-	if (!OidIsValid(sub))
+	switch (typid)
 	{
-		Oid			range = get_multirange_range(typid);
-
-		if (OidIsValid(range))
-			sub = get_range_subtype(range);
+		case JSONOID:
+		case JSONBOID:
+		case XMLOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case NAMEOID:
+		case TSVECTOROID:
+			return false;
+		default:
+			return get_typtype(typid) != TYPTYPE_ENUM;
 	}
-	if (OidIsValid(sub))
-		typid = sub;
-	return TypeCategory(typid) == TYPCATEGORY_DATETIME ||
-		TypeCategory(typid) == TYPCATEGORY_TIMESPAN;
+}
+
+/* Types whose text form names objects as search_path makes them visible. */
+static bool
+output_reads_search_path(Oid typid)
+{
+	switch (typid)
+	{
+		case REGCLASSOID:
+		case REGTYPEOID:
+		case REGPROCOID:
+		case REGPROCEDUREOID:
+		case REGOPEROID:
+		case REGOPERATOROID:
+		case REGCONFIGOID:
+		case REGDICTIONARYOID:
+		case REGCOLLATIONOID:
+			return true;
+		default:
+			return false;
+	}
 }
 
 /*
@@ -848,9 +875,12 @@ write_text_datum(StringInfo buf, Datum value)
 }
 
 /*
- * The text form of a value whose output function reads DateStyle or
- * TimeZone (ranges of dates and timestamps, types without a mapping),
- * produced as Debezium's replication connection gets it: ISO dates, UTC.
+ * The text form of a value whose output function may read a setting
+ * (ranges of dates and timestamps, composites, geometric types, types
+ * without a mapping), produced under fixed settings: ISO dates, UTC,
+ * "postgres" intervals, shortest exact floats, hex bytea, and for the reg*
+ * types a search_path of pg_catalog alone (names outside it qualified) and
+ * identifiers quoted only where needed.
  * The session's settings are put back even on error.
  */
 static char *
@@ -860,14 +890,27 @@ canonical_output(const CdcColumn *col, Datum value)
 	int			save_style = DateStyle;
 	int			save_order = DateOrder;
 	int			save_interval = IntervalStyle;
+	int			save_digits = extra_float_digits;
+	int			save_bytea = bytea_output;
 	pg_tz	   *save_tz = session_timezone;
+	volatile int guc_level = -1;
 	char	   *volatile text = NULL;
 
 	if (utc == NULL)
 		utc = pg_tzset("UTC");
+	if (output_reads_search_path(col->basetypid))
+	{
+		guc_level = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog", PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("quote_all_identifiers", "off", PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	}
 	DateStyle = USE_ISO_DATES;
 	DateOrder = DATEORDER_MDY;
 	IntervalStyle = INTSTYLE_POSTGRES;
+	extra_float_digits = 1;
+	bytea_output = BYTEA_OUTPUT_HEX;
 	session_timezone = utc;
 	PG_TRY();
 	{
@@ -878,9 +921,13 @@ canonical_output(const CdcColumn *col, Datum value)
 		DateStyle = save_style;
 		DateOrder = save_order;
 		IntervalStyle = save_interval;
+		extra_float_digits = save_digits;
+		bytea_output = save_bytea;
 		session_timezone = save_tz;
 	}
 	PG_END_TRY();
+	if (guc_level >= 0)
+		AtEOXact_GUC(true, guc_level);
 	return text;
 }
 
@@ -1178,6 +1225,83 @@ typemap_write_value(StringInfo buf, const CdcColumn *col, Datum value,
 }
 
 /*
+ * Debezium's placeholder for an unchanged TOASTed array, chosen by the
+ * array's type name: text-like arrays get [placeholder], bytea[] the
+ * placeholder's bytes, integer[], date[] and bigint[] one number per byte
+ * of it (Java's signed bytes), uuid[] the name-based UUID of those bytes;
+ * any other array gets the placeholder string where an array belongs.
+ * Connect rejects a value that does not fit the field's schema, and
+ * Debezium then leaves the field null (a warning in its log).
+ */
+static void
+write_array_placeholder(StringInfo buf, const CdcColumn *col, const CdcOptions *opts)
+{
+	const char *ph = opts->placeholder;
+	int			len = opts->placeholder_len;
+
+	switch (col->element->typid)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case JSONOID:
+		case JSONBOID:
+			appendStringInfoChar(buf, '[');
+			encoder_append_json_string(buf, ph, len);
+			appendStringInfoChar(buf, ']');
+			break;
+		case BYTEAOID:
+			/* byte[] items fit only the "bytes" schema of binary mode bytes */
+			if (opts->binary_mode != CDC_BINARY_BYTES)
+				appendStringInfoString(buf, "null");
+			else
+			{
+				appendStringInfoChar(buf, '[');
+				write_binary(buf, (const uint8 *) ph, len, opts);
+				appendStringInfoChar(buf, ']');
+			}
+			break;
+		case DATEOID:
+			/* Integer items do not fit Kafka's Date (time mode connect) */
+			if (opts->time_mode == CDC_TIME_CONNECT)
+			{
+				appendStringInfoString(buf, "null");
+				break;
+			}
+			/* FALLTHROUGH */
+		case INT4OID:
+		case INT8OID:
+			appendStringInfoChar(buf, '[');
+			for (int i = 0; i < len; i++)
+			{
+				if (i > 0)
+					appendStringInfoChar(buf, ',');
+				write_int64(buf, (int8) ph[i]);
+			}
+			appendStringInfoChar(buf, ']');
+			break;
+		case UUIDOID:
+			{
+				pg_uuid_t	u;
+				const char *errstr = NULL;
+
+				/* java.util.UUID.nameUUIDFromBytes: MD5, version 3, IETF variant */
+				if (!pg_md5_binary(ph, len, u.data, &errstr))
+					elog(ERROR, "could not compute MD5 of the placeholder: %s", errstr);
+				u.data[6] = (u.data[6] & 0x0f) | 0x30;
+				u.data[8] = (u.data[8] & 0x3f) | 0x80;
+				appendStringInfoChar(buf, '[');
+				write_uuid(buf, UUIDPGetDatum(&u));
+				appendStringInfoChar(buf, ']');
+				break;
+			}
+		default:
+			appendStringInfoString(buf, "null");
+			break;
+	}
+}
+
+/*
  * An unchanged TOASTed value that decoding cannot read: Debezium's
  * placeholder in the shape of the column's type.
  */
@@ -1207,9 +1331,7 @@ typemap_write_placeholder(StringInfo buf, const CdcColumn *col,
 			appendStringInfoChar(buf, '}');
 			break;
 		case CDC_VK_ARRAY:
-			appendStringInfoChar(buf, '[');
-			typemap_write_placeholder(buf, col->element, opts);
-			appendStringInfoChar(buf, ']');
+			write_array_placeholder(buf, col, opts);
 			break;
 		default:
 			encoder_append_json_string(buf, ph, len);

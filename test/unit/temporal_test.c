@@ -25,6 +25,16 @@
 
 #include "temporal.h"
 
+/* Defaults of 'infinity': Debezium 3.6.1 on date/timestamp columns (conformance 40-defaults) */
+static void
+test_default_infinity(void **state)
+{
+	assert_int_equal(temporal_default_date_infinity(1), 169560311);
+	assert_int_equal(temporal_default_date_infinity(-1), -170999002);
+	assert_true(temporal_default_timestamp_infinity_micros(1) == INT64_C(-9223372036853775810));
+	assert_true(temporal_default_timestamp_infinity_micros(-1) == INT64_MIN);
+}
+
 static void
 test_date(void **state)
 {
@@ -246,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_zoned_timestamp_years),
 		cmocka_unit_test(test_zoned_time),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_default_infinity),
 		cmocka_unit_test(test_interval_double_artefacts),
 	};
 
