@@ -665,13 +665,11 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 		stream_publish_status(s, false);
 		if (!caught_up || busy)
 			continue;
-		/* caught up: wait for WAL; with records in flight, for their reports */
-		if (s->inflight_records > 0)
-			stream_poll(s, cdc_poll_interval_ms);
-		else
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 cdc_poll_interval_ms, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		/*
+		 * Caught up: wait for WAL, the reports of what is in flight, the
+		 * latch; the postmaster's death ends the process here too.
+		 */
+		stream_poll(s, cdc_poll_interval_ms);
 		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextSwitchTo(sessioncxt);
