@@ -505,11 +505,11 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->skip_lsn = cfg->skip_lsn;
 	s->skip_index = cfg->skip_index;
 	s->careful_until = cfg->careful_until;
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_SHARED);
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
 	s->base_retries = ws->retries;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	initStringInfo(&s->scratch);
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(TableCount);
@@ -781,7 +781,7 @@ stream_publish_status(CdcStream *s, bool all)
 	}
 	if (!watermark_idle(&s->wm) && s->wm.head < s->wm.tail)
 		oldest = s->commit_times[s->wm.head % WATERMARK_CAPACITY];
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	ws->confirmed_lsn = s->confirmed;
 	ws->read_lsn = s->ctx ? s->ctx->reader->EndRecPtr : s->last_read;
 	ws->oldest_pending_commit = oldest;
@@ -792,7 +792,7 @@ stream_publish_status(CdcStream *s, bool all)
 	ws->inflight_bytes = s->inflight_bytes;
 	if (s->producer != NULL)
 		ws->retries = s->base_retries + retries;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	if (all || TimestampDifferenceExceeds(s->last_stats_flush, now, 1000))
 	{
 		flush_table_counts(s);
