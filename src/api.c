@@ -99,10 +99,10 @@ my_worker_or_error(void)
 static void
 send_command(CdcWorkerStatus *ws, CdcCommand cmd)
 {
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	ws->command = cmd;
 	ws->command_done = false;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	cdcshm_wake(ws);
 }
 
@@ -115,10 +115,10 @@ wait_for_state(CdcWorkerStatus *ws, CdcWorkerState a, CdcWorkerState b)
 		CdcWorkerState state;
 		pid_t		pid;
 
-		SpinLockAcquire(&ws->mutex);
+		LWLockAcquire(ws->lock, LW_SHARED);
 		state = ws->state;
 		pid = ws->pid;
-		SpinLockRelease(&ws->mutex);
+		LWLockRelease(ws->lock);
 		if (state == a || state == b || pid == 0)
 			return true;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -324,11 +324,12 @@ static char *
 my_slot_name(void)
 {
 	CdcWorkerStatus *ws = my_worker();
+	char	   *published = ws != NULL ? cdcshm_get_slot_name(ws) : "";
 	char	   *dbname = current_dbname();
 	StringInfoData buf;
 
-	if (ws != NULL && ws->slot_name[0] != '\0')
-		return pstrdup(ws->slot_name);
+	if (published[0] != '\0')
+		return published;
 	initStringInfo(&buf);
 	for (const char *p = cdc_slot_name; *p; p++)
 	{
@@ -390,9 +391,9 @@ cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 
 	if (ws != NULL)
 	{
-		SpinLockAcquire(&ws->mutex);
+		LWLockAcquire(ws->lock, LW_SHARED);
 		state = ws->pid != 0 ? ws->state : CDC_STATE_STOPPED;
-		SpinLockRelease(&ws->mutex);
+		LWLockRelease(ws->lock);
 	}
 	if (state == CDC_STATE_STREAMING || state == CDC_STATE_BLOCKED || state == CDC_STATE_STARTING)
 		ereport(ERROR,
@@ -419,10 +420,10 @@ release_slot(CdcWorkerStatus *ws)
 		bool		done;
 		pid_t		pid;
 
-		SpinLockAcquire(&ws->mutex);
+		LWLockAcquire(ws->lock, LW_SHARED);
 		done = ws->command_done && ws->state != CDC_STATE_STREAMING;
 		pid = ws->pid;
-		SpinLockRelease(&ws->mutex);
+		LWLockRelease(ws->lock);
 		if (done || pid == 0)
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -469,13 +470,13 @@ cdc_kafka_skip_record(PG_FUNCTION_ARGS)
 	XLogRecPtr	blocked;
 	char		table[CDC_TEXT_LEN];
 
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	state = ws->state;
 	blocked = ws->blocked_lsn;
 	strlcpy(table, ws->blocked_table, CDC_TEXT_LEN);
 	if (state == CDC_STATE_BLOCKED && blocked == lsn)
 		ws->skip_lsn = lsn;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	if (state != CDC_STATE_BLOCKED || blocked != lsn)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -583,12 +584,7 @@ cdc_kafka_worker_status(PG_FUNCTION_ARGS)
 		Datum		values[STATUS_COLUMNS];
 		bool		nulls[STATUS_COLUMNS];
 
-		if (!cdc_shared->workers[i].in_use)
-			continue;
-		SpinLockAcquire(&cdc_shared->workers[i].mutex);
-		memcpy(&copy, &cdc_shared->workers[i], sizeof(copy));
-		SpinLockRelease(&cdc_shared->workers[i].mutex);
-		if (!copy.in_use)
+		if (!cdcshm_copy(i, &copy))
 			continue;
 		status_row(&copy, values, nulls);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

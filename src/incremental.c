@@ -309,7 +309,7 @@ find_captured(Oid relid)
 {
 	ListCell   *lc;
 
-	foreach(lc, captured_tables(inc->s->ws->publication))
+	foreach(lc, captured_tables(cdcshm_get_publication(inc->s->ws)))
 	{
 		SnapTable  *t = lfirst(lc);
 

@@ -218,7 +218,6 @@ cdc_kafka_launcher_main(Datum arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
-	cdc_shared->launcher_pid = MyProcPid;
 	pgstat_report_appname("cdc_kafka launcher");
 	loopcxt = AllocSetContextCreate(TopMemoryContext, "cdc_kafka launcher loop",
 									ALLOCSET_DEFAULT_SIZES);

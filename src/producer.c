@@ -10,10 +10,19 @@
  * partitions keys with murmur2_random, which puts a key on the partition
  * Kafka's Java producer, and so Debezium, would choose.
  *
- * librdkafka runs its own threads.  Nothing here runs on them: delivery
- * reports, errors and log lines (log.queue=true) are all served by
- * producer_poll() on the worker's own thread, where they may touch
- * PostgreSQL state and use elog.
+ * librdkafka runs its own threads.  Nothing here runs on them, and nothing
+ * here runs inside librdkafka's frames either: delivery reports, errors and
+ * log lines (log.queue=true) arrive as events on librdkafka's main queue,
+ * which producer_poll() takes off one at a time on the worker's own thread
+ * and handles after librdkafka has returned, so they may touch PostgreSQL
+ * state, allocate and use elog (an ERROR there cannot longjmp through
+ * librdkafka).  No callback is registered.
+ *
+ * The main queue also writes a byte to a pipe whenever it becomes
+ * non-empty: producer_wait() sleeps on one WaitEventSet for that pipe, the
+ * process latch and postmaster death, so a worker waiting for Kafka (even
+ * for ever, during a broker outage: records never time out) still sees
+ * SIGTERM, commands and the death of its postmaster at once.
  *
  * Secret properties come from the file named by cdc_kafka.kafka_secrets_file
  * and are never logged; error messages about properties name the property,
@@ -25,11 +34,17 @@
  */
 #include "postgres.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <librdkafka/rdkafka.h>
 
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/pmsignal.h"
 #include "utils/memutils.h"
 
 #include "producer.h"
@@ -38,6 +53,9 @@
 struct CdcProducer
 {
 	rd_kafka_t *rk;
+	rd_kafka_queue_t *mainq;	/* delivery reports, errors, log lines */
+	int			wakeup[2];		/* pipe the main queue writes to when non-empty */
+	WaitEventSet *waitset;		/* latch, postmaster death, wakeup[0] */
 	producer_delivery_cb on_delivery;
 	void	   *cb_arg;
 	bool		fatal;
@@ -171,25 +189,26 @@ producer_check_properties(const char *props, char *errbuf, size_t errlen)
 	return ok;
 }
 
-/* ---- callbacks, all served by producer_poll on the worker's thread ------------ */
+/* ---- events, all handled by producer_poll on the worker's thread ------------- */
 
 static void
-delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaque)
+handle_delivery(CdcProducer *p, rd_kafka_event_t *ev)
 {
-	CdcProducer *p = opaque;
+	const rd_kafka_message_t *msg;
 
-	p->on_delivery(p->cb_arg, msg->_private, msg->err, msg);
+	while ((msg = rd_kafka_event_message_next(ev)) != NULL)
+		p->on_delivery(p->cb_arg, msg->_private, msg->err, msg);
 }
 
 static void
-error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+handle_error(CdcProducer *p, rd_kafka_event_t *ev)
 {
-	CdcProducer *p = opaque;
+	rd_kafka_resp_err_t err = rd_kafka_event_error(ev);
 
-	if (err == RD_KAFKA_RESP_ERR__FATAL)
+	if (rd_kafka_event_error_is_fatal(ev))
 	{
 		char		buf[400];
-		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, buf, sizeof(buf));
+		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(p->rk, buf, sizeof(buf));
 
 		p->fatal = true;
 		snprintf(p->fatal_reason, sizeof(p->fatal_reason), "%s: %s",
@@ -199,17 +218,52 @@ error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	/* transient (broker down, connection refused): librdkafka keeps retrying */
 	p->transient_errors++;
 	snprintf(p->transient_reason, sizeof(p->transient_reason), "%s: %s",
-			 rd_kafka_err2name(err), reason);
+			 rd_kafka_err2name(err), rd_kafka_event_error_string(ev));
 	ereport(LOG,
-			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err), reason)));
+			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err),
+					rd_kafka_event_error_string(ev))));
 }
 
 static void
-log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+handle_log(rd_kafka_event_t *ev)
 {
+	const char *fac;
+	const char *buf;
+	int			level;
+
 	/* syslog levels: only warnings and worse are worth the server log */
-	if (level <= 4)
+	if (rd_kafka_event_log(ev, &fac, &buf, &level) == 0 && level <= 4)
 		ereport(LOG, (errmsg("cdc_kafka: Kafka client %s: %s", fac, buf)));
+}
+
+/* Handle one event; it is destroyed even if handling it raises an ERROR. */
+static void
+handle_event(CdcProducer *p, rd_kafka_event_t *ev)
+{
+	PG_TRY();
+	{
+		switch (rd_kafka_event_type(ev))
+		{
+			case RD_KAFKA_EVENT_DR:
+				handle_delivery(p, ev);
+				break;
+			case RD_KAFKA_EVENT_ERROR:
+				handle_error(p, ev);
+				break;
+			case RD_KAFKA_EVENT_LOG:
+				handle_log(ev);
+				break;
+			default:
+				break;
+		}
+	}
+	PG_CATCH();
+	{
+		rd_kafka_event_destroy(ev);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	rd_kafka_event_destroy(ev);
 }
 
 /* ---- life cycle ------------------------------------------------------------- */
@@ -274,6 +328,53 @@ apply_properties(rd_kafka_conf_t *conf)
 	}
 }
 
+static void
+close_wakeup_pipe(CdcProducer *p)
+{
+	close(p->wakeup[0]);
+	close(p->wakeup[1]);
+	ReleaseExternalFD();
+	ReleaseExternalFD();
+}
+
+/* The pipe librdkafka's main queue signals on (both ends non-blocking). */
+static void
+open_wakeup_pipe(CdcProducer *p, rd_kafka_conf_t *conf)
+{
+	if (pipe(p->wakeup) != 0)
+	{
+		int			save_errno = errno;
+
+		rd_kafka_conf_destroy(conf);
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("cdc_kafka could not create a pipe for its Kafka producer: %m")));
+	}
+	ReserveExternalFD();
+	ReserveExternalFD();
+	if (fcntl(p->wakeup[0], F_SETFL, O_NONBLOCK) != 0 ||
+		fcntl(p->wakeup[1], F_SETFL, O_NONBLOCK) != 0)
+	{
+		int			save_errno = errno;
+
+		close_wakeup_pipe(p);
+		rd_kafka_conf_destroy(conf);
+		errno = save_errno;
+		elog(ERROR, "cdc_kafka could not make its wakeup pipe non-blocking: %m");
+	}
+}
+
+/* Empty the wakeup pipe: the queue is served right after. */
+static void
+drain_wakeup_pipe(CdcProducer *p)
+{
+	char		buf[64];
+
+	while (read(p->wakeup[0], buf, sizeof(buf)) > 0)
+		;
+}
+
 /*
  * Create the producer for the worker of dbname.  on_delivery is called from
  * producer_poll for every record, with the opaque given to producer_send.
@@ -317,18 +418,25 @@ producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_a
 	conf_set_or_fail(conf, "partitioner", "murmur2_random");
 	conf_set_or_fail(conf, "message.timeout.ms", "0");
 	conf_set_or_fail(conf, "log.queue", "true");
-	rd_kafka_conf_set_opaque(conf, p);
-	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
-	rd_kafka_conf_set_error_cb(conf, error_cb);
-	rd_kafka_conf_set_log_cb(conf, log_cb);
+	rd_kafka_conf_set_events(conf, RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR | RD_KAFKA_EVENT_LOG);
+	open_wakeup_pipe(p, conf);
 
 	p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errbuf, sizeof(errbuf));
 	if (p->rk == NULL)
+	{
+		close_wakeup_pipe(p);
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("cdc_kafka could not create its Kafka producer: %s", errbuf)));
-	/* serve librdkafka's log lines from producer_poll, on this thread */
+	}
+	/* log lines go to the main queue too, handled by producer_poll */
 	rd_kafka_set_log_queue(p->rk, NULL);
+	p->mainq = rd_kafka_queue_get_main(p->rk);
+	rd_kafka_queue_io_event_enable(p->mainq, p->wakeup[1], "1", 1);
+	p->waitset = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(p->waitset, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(p->waitset, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	AddWaitEventToSet(p->waitset, WL_SOCKET_READABLE, p->wakeup[0], NULL, NULL);
 	return p;
 }
 
@@ -368,7 +476,7 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 			rd_kafka_headers_destroy(hdrs);
 		if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
 			return err;
-		producer_poll(p, 100);
+		producer_wait(p, 100);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -390,15 +498,48 @@ producer_connect(CdcProducer *p, int timeout_ms)
 			rd_kafka_metadata_destroy(md);
 			return;
 		}
+		/* rd_kafka_metadata cannot wait on the latch: look every 250 ms */
+		if (!PostmasterIsAlive())
+			proc_exit(1);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
 
-/* Serve delivery reports, errors and logs for up to timeout_ms. */
+/*
+ * Handle the delivery reports, errors and log lines librdkafka has queued;
+ * returns how many events there were.  Never waits.
+ */
 int
-producer_poll(CdcProducer *p, int timeout_ms)
+producer_poll(CdcProducer *p)
 {
-	return rd_kafka_poll(p->rk, timeout_ms);
+	rd_kafka_event_t *ev;
+	int			n = 0;
+
+	drain_wakeup_pipe(p);
+	while ((ev = rd_kafka_queue_poll(p->mainq, 0)) != NULL)
+	{
+		handle_event(p, ev);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Sleep until librdkafka has something for producer_poll, the latch is set
+ * or timeout_ms pass, then handle what librdkafka queued.  If the postmaster
+ * dies meanwhile the process exits at once (proc_exit(1), confirming
+ * nothing); a SIGTERM sets the latch, for the caller's CHECK_FOR_INTERRUPTS.
+ */
+void
+producer_wait(CdcProducer *p, long timeout_ms)
+{
+	WaitEvent	event;
+
+	if (rd_kafka_queue_length(p->mainq) == 0 &&
+		WaitEventSetWait(p->waitset, timeout_ms, &event, 1, PG_WAIT_EXTENSION) == 1 &&
+		(event.events & WL_LATCH_SET))
+		ResetLatch(MyLatch);
+	(void) producer_poll(p);
 }
 
 bool
@@ -417,21 +558,23 @@ producer_transient_errors(CdcProducer *p, const char **last_reason)
 }
 
 /*
- * Destroy the producer.  With flush_ms > 0 the records still queued get that
- * long to be delivered (their reports are served); the rest are dropped,
- * which loses nothing: their transactions were not confirmed to the slot.
+ * Destroy the producer.  What is still queued or in flight is dropped
+ * unreported, which loses nothing: its transactions were not confirmed to
+ * the slot.  The callers' per-record state (the opaques given to
+ * producer_send) is theirs to free: no report comes for it any more.
+ * Never waits for a broker, so it is safe when exiting during an outage.
  */
 void
-producer_destroy(CdcProducer *p, int flush_ms)
+producer_destroy(CdcProducer *p)
 {
 	if (p == NULL)
 		return;
-	if (flush_ms > 0 && !p->fatal)
-		rd_kafka_flush(p->rk, flush_ms);
-	rd_kafka_purge(p->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-	/* serve the purged records' reports, so their callers' state is freed */
-	for (int i = 0; i < 100 && rd_kafka_outq_len(p->rk) > 0; i++)
-		rd_kafka_poll(p->rk, 10);
+	rd_kafka_queue_io_event_enable(p->mainq, -1, NULL, 0);
+	rd_kafka_purge(p->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT |
+				   RD_KAFKA_PURGE_F_NON_BLOCKING);
+	rd_kafka_queue_destroy(p->mainq);
 	rd_kafka_destroy(p->rk);
+	FreeWaitEventSet(p->waitset);
+	close_wakeup_pipe(p);
 	pfree(p);
 }

@@ -31,7 +31,10 @@ typedef struct CdcOutRecord
 
 typedef struct CdcProducer CdcProducer;
 
-/* Called from producer_poll once per record: err 0 means Kafka has it. */
+/*
+ * Called from producer_poll once per acknowledged or refused record (err 0
+ * means Kafka has it), outside librdkafka's frames: it may ereport.
+ */
 typedef void (*producer_delivery_cb) (void *arg, void *opaque, rd_kafka_resp_err_t err,
 									  const rd_kafka_message_t *msg);
 
@@ -39,10 +42,11 @@ extern CdcProducer *producer_create(const char *dbname, producer_delivery_cb on_
 									 void *cb_arg, bool one_per_batch);
 extern rd_kafka_resp_err_t producer_send(CdcProducer *p, const CdcOutRecord *rec,
 										 void *opaque);
-extern int	producer_poll(CdcProducer *p, int timeout_ms);
+extern int	producer_poll(CdcProducer *p);
+extern void producer_wait(CdcProducer *p, long timeout_ms);
 extern bool producer_failed(CdcProducer *p, const char **reason);
 extern void producer_connect(CdcProducer *p, int timeout_ms);
 extern int64 producer_transient_errors(CdcProducer *p, const char **last_reason);
-extern void producer_destroy(CdcProducer *p, int flush_ms);
+extern void producer_destroy(CdcProducer *p);
 
 #endif							/* CDC_KAFKA_PRODUCER_H */

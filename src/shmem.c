@@ -6,9 +6,12 @@
  *
  * Status slots are assigned to databases by the launcher (under the array
  * lock) and survive a worker's restart, so the last error of a worker that
- * stopped on it stays visible.  Each slot's fields are written by its worker
- * under a spinlock and read under the same spinlock by the views; commands
- * from the SQL API go the other way through the same slot.
+ * stopped on it stays visible.  Each slot has an LWLock of its own (tranche
+ * "cdc_kafka", after the array lock and the table counters' lock): its
+ * worker writes under it in exclusive mode, the views and commands read
+ * under it in shared mode; commands from the SQL API go the other way
+ * through the same slot.  The views copy a whole slot (some kilobytes),
+ * which is why this is not a spinlock.
  *
  * Shared memory is requested in shmem_request_hook and set up in
  * shmem_startup_hook (PostgreSQL 15), both chained to earlier hooks.
@@ -29,6 +32,9 @@
 #include "utils/timestamp.h"
 
 #include "worker.h"
+
+/* The tranche: the array lock, the table counters' lock, one per slot. */
+#define CDC_FIRST_SLOT_LOCK 2
 
 /* How many (database, table) counters the views can show. */
 #define CDC_MAX_TABLE_STATS 4096
@@ -61,7 +67,7 @@ cdcshm_request_hook(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(MAXALIGN(sizeof(CdcSharedState)));
 	RequestAddinShmemSpace(hash_estimate_size(CDC_MAX_TABLE_STATS, sizeof(TableStatsEntry)));
-	RequestNamedLWLockTranche("cdc_kafka", 2);
+	RequestNamedLWLockTranche("cdc_kafka", CDC_FIRST_SLOT_LOCK + CDC_MAX_WORKERS);
 }
 
 static void
@@ -69,20 +75,22 @@ cdcshm_startup_hook(void)
 {
 	bool		found;
 	HASHCTL		ctl;
+	LWLockPadded *locks;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	cdc_shared = ShmemInitStruct("cdc_kafka", sizeof(CdcSharedState), &found);
+	locks = GetNamedLWLockTranche("cdc_kafka");
 	if (!found)
 	{
 		memset(cdc_shared, 0, sizeof(CdcSharedState));
-		cdc_shared->lock = &(GetNamedLWLockTranche("cdc_kafka"))[0].lock;
+		cdc_shared->lock = &locks[0].lock;
 		for (int i = 0; i < CDC_MAX_WORKERS; i++)
-			SpinLockInit(&cdc_shared->workers[i].mutex);
+			cdc_shared->workers[i].lock = &locks[CDC_FIRST_SLOT_LOCK + i].lock;
 	}
-	table_stats_lock = &(GetNamedLWLockTranche("cdc_kafka"))[1].lock;
+	table_stats_lock = &locks[1].lock;
 	ctl.keysize = sizeof(TableStatsKey);
 	ctl.entrysize = sizeof(TableStatsEntry);
 	table_stats = ShmemInitHash("cdc_kafka table stats", CDC_MAX_TABLE_STATS,
@@ -139,11 +147,11 @@ cdcshm_claim_worker(const char *dbname)
 
 		if (ws->in_use)
 			continue;
-		SpinLockAcquire(&ws->mutex);
+		LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 		memset(((char *) ws) + offsetof(CdcWorkerStatus, pid), 0,
 			   sizeof(CdcWorkerStatus) - offsetof(CdcWorkerStatus, pid));
 		ws->state = CDC_STATE_STARTING;
-		SpinLockRelease(&ws->mutex);
+		LWLockRelease(ws->lock);
 		strlcpy(ws->dbname, dbname, NAMEDATALEN);
 		ws->in_use = true;
 		result = ws;
@@ -161,13 +169,70 @@ cdcshm_release_worker(CdcWorkerStatus *ws)
 	LWLockRelease(cdc_shared->lock);
 }
 
+/*
+ * Copy slot i, if in use, into *copy (for the views): the identity under the
+ * array lock, the rest under the slot's lock.
+ */
+bool
+cdcshm_copy(int i, CdcWorkerStatus *copy)
+{
+	CdcWorkerStatus *ws = &cdc_shared->workers[i];
+	bool		in_use;
+
+	LWLockAcquire(cdc_shared->lock, LW_SHARED);
+	in_use = ws->in_use;
+	if (in_use)
+	{
+		LWLockAcquire(ws->lock, LW_SHARED);
+		memcpy(copy, ws, sizeof(CdcWorkerStatus));
+		LWLockRelease(ws->lock);
+	}
+	LWLockRelease(cdc_shared->lock);
+	return in_use;
+}
+
+CdcWorkerState
+cdcshm_get_state(CdcWorkerStatus *ws)
+{
+	CdcWorkerState state;
+
+	LWLockAcquire(ws->lock, LW_SHARED);
+	state = ws->state;
+	LWLockRelease(ws->lock);
+	return state;
+}
+
+/* The slot name the worker streams from, palloc'd ("" before its first session). */
+char *
+cdcshm_get_slot_name(CdcWorkerStatus *ws)
+{
+	char		name[NAMEDATALEN];
+
+	LWLockAcquire(ws->lock, LW_SHARED);
+	strlcpy(name, ws->slot_name, NAMEDATALEN);
+	LWLockRelease(ws->lock);
+	return pstrdup(name);
+}
+
+/* The publication the worker streams, palloc'd. */
+char *
+cdcshm_get_publication(CdcWorkerStatus *ws)
+{
+	char		name[NAMEDATALEN];
+
+	LWLockAcquire(ws->lock, LW_SHARED);
+	strlcpy(name, ws->publication, NAMEDATALEN);
+	LWLockRelease(ws->lock);
+	return pstrdup(name);
+}
+
 void
 cdcshm_set_state(CdcWorkerStatus *ws, CdcWorkerState state, const char *detail)
 {
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	ws->state = state;
 	strlcpy(ws->detail, detail ? detail : "", CDC_TEXT_LEN);
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 }
 
 void
@@ -175,21 +240,21 @@ cdcshm_set_error(CdcWorkerStatus *ws, const char *message)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	strlcpy(ws->last_error, message, CDC_TEXT_LEN);
 	ws->last_error_time = now;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 }
 
 void
 cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows, int64 estimated)
 {
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	if (table != NULL)
 		strlcpy(ws->snapshot_table, table, CDC_TEXT_LEN);
 	ws->snapshot_rows = rows;
 	ws->snapshot_rows_estimated = estimated;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 }
 
 void
@@ -206,9 +271,9 @@ cdcshm_wake(CdcWorkerStatus *ws)
 {
 	pid_t		pid;
 
-	SpinLockAcquire(&ws->mutex);
-	pid = ws->latch_owner;
-	SpinLockRelease(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_SHARED);
+	pid = ws->pid;
+	LWLockRelease(ws->lock);
 	if (pid != 0)
 	{
 		PGPROC	   *proc = BackendPidGetProc(pid);

@@ -56,7 +56,12 @@
 /* Transactions in flight at most; beyond this, decoding waits. */
 #define WATERMARK_CAPACITY	65536
 
-/* What each record in librdkafka's hands carries back to its delivery report. */
+/*
+ * What each record in librdkafka's hands carries back to its delivery
+ * report.  Tickets live in the session's ticket context: the report frees
+ * its ticket, and the tickets of records never reported (the producer
+ * destroyed with records queued) go with the context when the session ends.
+ */
 typedef struct CdcTicket
 {
 	uint64		seq;			/* watermark transaction */
@@ -202,7 +207,7 @@ wait_for_room(CdcStream *s, size_t len)
 			s->abandoned = true;
 			break;
 		}
-		producer_poll(s->producer, 100);
+		producer_wait(s->producer, 100);
 		check_producer(s);
 		stream_publish_status(s, false);
 		CHECK_FOR_INTERRUPTS();
@@ -286,7 +291,7 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	}
 	if (tracked)
 		watermark_sent(&s->wm, s->txn_seq);
-	t = MemoryContextAlloc(TopMemoryContext, sizeof(CdcTicket));
+	t = MemoryContextAlloc(s->tickets, sizeof(CdcTicket));
 	t->seq = tracked ? s->txn_seq : UNTRACKED_SEQ;
 	t->lsn = lsn;
 	t->lsn_index = s->lsn_index;
@@ -354,7 +359,7 @@ stream_drain(CdcStream *s)
 {
 	while (s->inflight_records > 0 && !s->blocked)
 	{
-		producer_poll(s->producer, 100);
+		producer_wait(s->producer, 100);
 		check_producer(s);
 		stream_publish_status(s, false);
 		CHECK_FOR_INTERRUPTS();
@@ -438,7 +443,7 @@ stream_exit_hook(int code, Datum arg)
 {
 	if (open_stream != NULL && open_stream->producer != NULL)
 	{
-		producer_destroy(open_stream->producer, 0);
+		producer_destroy(open_stream->producer);
 		open_stream->producer = NULL;
 	}
 	open_stream = NULL;
@@ -500,11 +505,11 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->skip_lsn = cfg->skip_lsn;
 	s->skip_index = cfg->skip_index;
 	s->careful_until = cfg->careful_until;
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_SHARED);
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
 	s->base_retries = ws->retries;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	initStringInfo(&s->scratch);
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(TableCount);
@@ -512,6 +517,8 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->table_counts = hash_create("cdc_kafka table counts", 64, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	s->commit_times = palloc0(sizeof(TimestampTz) * WATERMARK_CAPACITY);
+	s->tickets = SlabContextCreate(cxt, "cdc_kafka tickets", SLAB_DEFAULT_BLOCK_SIZE,
+								   sizeof(CdcTicket));
 
 	if (!acquire_slot(cfg->slot_name))
 	{
@@ -575,6 +582,21 @@ flush_table_counts(CdcStream *s)
 }
 
 /*
+ * The producer is gone: the records it never reported will not be, and
+ * were not confirmed (sent again by the next session).  Free their tickets.
+ */
+static void
+forget_unreported(CdcStream *s)
+{
+	if (s->inflight_records > 0)
+		elog(DEBUG1, "cdc_kafka: " INT64_FORMAT " records were not acknowledged when the session ended",
+			 s->inflight_records);
+	MemoryContextReset(s->tickets);
+	s->inflight_records = 0;
+	s->inflight_bytes = 0;
+}
+
+/*
  * End the session: give what is in flight flush_ms to be acknowledged,
  * confirm and save the slot as far as that allows, release it.
  */
@@ -588,12 +610,16 @@ stream_close(CdcStream *s, int flush_ms)
 		TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), flush_ms);
 
 		while (s->inflight_records > 0 && GetCurrentTimestamp() < end)
-			producer_poll(s->producer, 100);
+		{
+			producer_wait(s->producer, 100);
+			CHECK_FOR_INTERRUPTS();
+		}
 		stream_confirm(s, true);
 	}
-	producer_destroy(s->producer, 0);
+	producer_destroy(s->producer);
 	s->producer = NULL;
 	open_stream = NULL;
+	forget_unreported(s);
 	if (s->ctx != NULL)
 	{
 		s->last_read = s->ctx->reader->EndRecPtr;
@@ -651,7 +677,7 @@ stream_read(CdcStream *s, int max_ms)
 		CHECK_FOR_INTERRUPTS();
 		if (++n % 512 == 0)
 		{
-			producer_poll(s->producer, 0);
+			producer_poll(s->producer);
 			check_producer(s);
 			if (GetCurrentTimestamp() >= stop)
 				break;
@@ -662,11 +688,18 @@ stream_read(CdcStream *s, int max_ms)
 	return caught_up;
 }
 
-/* Serve delivery reports for up to timeout_ms. */
+/*
+ * Handle delivery reports; with timeout_ms > 0, first sleep until Kafka has
+ * something to report, the latch is set or timeout_ms pass (the process
+ * exits if the postmaster dies).
+ */
 void
 stream_poll(CdcStream *s, int timeout_ms)
 {
-	producer_poll(s->producer, timeout_ms);
+	if (timeout_ms > 0)
+		producer_wait(s->producer, timeout_ms);
+	else
+		producer_poll(s->producer);
 	check_producer(s);
 }
 
@@ -748,7 +781,7 @@ stream_publish_status(CdcStream *s, bool all)
 	}
 	if (!watermark_idle(&s->wm) && s->wm.head < s->wm.tail)
 		oldest = s->commit_times[s->wm.head % WATERMARK_CAPACITY];
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	ws->confirmed_lsn = s->confirmed;
 	ws->read_lsn = s->ctx ? s->ctx->reader->EndRecPtr : s->last_read;
 	ws->oldest_pending_commit = oldest;
@@ -759,7 +792,7 @@ stream_publish_status(CdcStream *s, bool all)
 	ws->inflight_bytes = s->inflight_bytes;
 	if (s->producer != NULL)
 		ws->retries = s->base_retries + retries;
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 	if (all || TimestampDifferenceExceeds(s->last_stats_flush, now, 1000))
 	{
 		flush_table_counts(s);

@@ -45,6 +45,7 @@ typedef struct CdcStream
 	Oid			dboid;
 	LogicalDecodingContext *ctx;
 	CdcProducer *producer;
+	MemoryContext tickets;		/* per-record CdcTickets (see stream.c) */
 	StringInfoData scratch;
 
 	/* what is in flight */

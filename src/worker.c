@@ -55,6 +55,7 @@
 #define BLOCKED_RETRY_MS	60000
 
 static CdcWorkerStatus *MyStatus = NULL;
+static char my_dbname[NAMEDATALEN];	/* this worker's database */
 static char last_logged[CDC_TEXT_LEN];
 static char *session_fingerprint = NULL;
 /* snapshot_mode always: the snapshot of this process's first session is taken */
@@ -71,7 +72,7 @@ set_state(CdcWorkerState state, const char *detail, int elevel)
 	if (detail != NULL && strcmp(detail, last_logged) != 0)
 	{
 		ereport(elevel, (errmsg("cdc_kafka worker of database \"%s\": %s",
-								MyStatus->dbname, detail)));
+								my_dbname, detail)));
 		strlcpy(last_logged, detail, sizeof(last_logged));
 	}
 }
@@ -96,12 +97,12 @@ take_command(void)
 {
 	CdcCommand	cmd;
 
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	cmd = MyStatus->command;
 	if (cmd != CDC_CMD_RELEASE_SLOT)
 		MyStatus->command = CDC_CMD_NONE;
 	MyStatus->command_done = (cmd != CDC_CMD_NONE);
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	return cmd;
 }
 
@@ -110,11 +111,11 @@ slot_release_requested(void)
 {
 	bool		result;
 
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	result = MyStatus->command == CDC_CMD_RELEASE_SLOT;
 	if (result)
 		MyStatus->command_done = true;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	return result;
 }
 
@@ -132,7 +133,7 @@ with_dbname(const char *pattern, bool as_identifier)
 	{
 		if (p[0] == '%' && p[1] == 'd')
 		{
-			for (const char *d = MyStatus->dbname; *d; d++)
+			for (const char *d = my_dbname; *d; d++)
 				appendStringInfoChar(&buf, !as_identifier ? *d :
 									 isalnum((unsigned char) *d) ? pg_tolower((unsigned char) *d) : '_');
 			p++;
@@ -154,7 +155,7 @@ slot_name(void)
 static const char *
 topic_prefix(void)
 {
-	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : MyStatus->dbname;
+	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : my_dbname;
 }
 
 /* One prefix for several databases: their equal keys would share topics. */
@@ -260,7 +261,7 @@ ready_to_stream(void)
 	else if (!enabled)
 	{
 		/* keep a more specific reason (snapshot_mode initial_only) */
-		if (MyStatus->state != CDC_STATE_STOPPED)
+		if (cdcshm_get_state(MyStatus) != CDC_STATE_STOPPED)
 			set_state(CDC_STATE_STOPPED, "stopped by cdc_kafka.stop()", LOG);
 	}
 	else
@@ -481,7 +482,7 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	static const char *const hstore[] = {"json", "map"};
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->dbname = MyStatus->dbname;
+	cfg->dbname = my_dbname;
 	cfg->slot_name = slot;
 	add_option(cfg, "output_format", "binary");
 	add_option(cfg, "publication_names", quote_identifier(cdc_publication_name));
@@ -499,11 +500,11 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "money_fraction_digits", psprintf("%d", cdc_money_fraction_digits));
 	add_option(cfg, "extended_headers_enabled", bool_text(cdc_extended_headers));
 	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
 	cfg->careful_until = MyStatus->careful_until;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 }
 
 /* The options heartbeats are written with (the plugin's, from the settings). */
@@ -518,12 +519,14 @@ heartbeat_options(CdcOptions *opts)
 static void
 publish_names(const char *slot)
 {
-	SpinLockAcquire(&MyStatus->mutex);
+	const char *prefix = topic_prefix();
+
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	strlcpy(MyStatus->slot_name, slot, NAMEDATALEN);
 	strlcpy(MyStatus->publication, cdc_publication_name, NAMEDATALEN);
-	strlcpy(MyStatus->topic_prefix, topic_prefix(), CDC_TEXT_LEN);
+	strlcpy(MyStatus->topic_prefix, prefix, CDC_TEXT_LEN);
 	strlcpy(MyStatus->broker, cdc_bootstrap_servers, CDC_TEXT_LEN);
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 }
 
 /* "schema.table" of relid, in a short transaction. */
@@ -550,12 +553,12 @@ report_blocked(CdcStream *s)
 	char	   *table = OidIsValid(s->blocked_relid) ? table_name(s->blocked_relid) : "(none)";
 	char	   *detail;
 
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	strlcpy(MyStatus->blocked_table, table, CDC_TEXT_LEN);
 	strlcpy(MyStatus->blocked_key, s->blocked_key, CDC_TEXT_LEN);
 	MyStatus->blocked_lsn = s->blocked_lsn;
 	MyStatus->skip_index = s->blocked_index;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	/* the reason and the way out first: a key can be long */
 	detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
 					  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
@@ -575,7 +578,7 @@ past_refusal(CdcStream *s)
 {
 	bool		end = false;
 
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	if (MyStatus->skip_lsn != InvalidXLogRecPtr && s->confirmed > MyStatus->skip_lsn)
 		MyStatus->skip_lsn = InvalidXLogRecPtr;
 	if (s->careful_until != InvalidXLogRecPtr && s->confirmed >= s->careful_until)
@@ -586,7 +589,7 @@ past_refusal(CdcStream *s)
 		MyStatus->blocked_key[0] = '\0';
 		end = true;
 	}
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	if (end)
 		ereport(LOG, (errmsg("cdc_kafka: past the refused record; records are batched again")));
 	return end;
@@ -623,9 +626,9 @@ session_interrupted(void)
 {
 	bool		command;
 
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	command = MyStatus->command != CDC_CMD_NONE;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	return command || ConfigReloadPending;
 }
 
@@ -665,13 +668,11 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 		stream_publish_status(s, false);
 		if (!caught_up || busy)
 			continue;
-		/* caught up: wait for WAL; with records in flight, for their reports */
-		if (s->inflight_records > 0)
-			stream_poll(s, cdc_poll_interval_ms);
-		else
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 cdc_poll_interval_ms, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		/*
+		 * Caught up: wait for WAL, the reports of what is in flight, the
+		 * latch; the postmaster's death ends the process here too.
+		 */
+		stream_poll(s, cdc_poll_interval_ms);
 		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextSwitchTo(sessioncxt);
@@ -796,14 +797,15 @@ run_session(void)
 	{
 		if (slot_condition(slot) == SLOT_INVALID)
 		{
-			set_state(CDC_STATE_SLOT_LOST,
-					  psprintf("replication slot \"%s\" was invalidated (max_slot_wal_keep_size): "
-							   "changes after its last position are gone; drop it with "
-							   "cdc_kafka.drop_slot() and start again (a new slot takes a new snapshot), "
-							   "or set cdc_kafka.snapshot_mode = when_needed",
-							   slot),
-					  WARNING);
-			cdcshm_set_error(MyStatus, MyStatus->detail);
+			char	   *detail =
+			psprintf("replication slot \"%s\" was invalidated (max_slot_wal_keep_size): "
+					 "changes after its last position are gone; drop it with "
+					 "cdc_kafka.drop_slot() and start again (a new slot takes a new snapshot), "
+					 "or set cdc_kafka.snapshot_mode = when_needed",
+					 slot);
+
+			set_state(CDC_STATE_SLOT_LOST, detail, WARNING);
+			cdcshm_set_error(MyStatus, detail);
 		}
 		return;
 	}
@@ -820,9 +822,9 @@ run_session(void)
 		 * be an innocent neighbour: go again, one record per batch, up to
 		 * all that was read, to find the one it cannot take.
 		 */
-		SpinLockAcquire(&MyStatus->mutex);
+		LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 		MyStatus->careful_until = Max(s->ctx ? s->ctx->reader->EndRecPtr : 0, s->blocked_lsn);
-		SpinLockRelease(&MyStatus->mutex);
+		LWLockRelease(MyStatus->lock);
 		ereport(LOG,
 				(errmsg("cdc_kafka: Kafka refused a record near LSN %X/%X (%s); sending one record per batch to find which",
 						LSN_FORMAT_ARGS(s->blocked_lsn), rd_kafka_err2str(s->blocked_err))));
@@ -845,12 +847,11 @@ worker_exit(int code, Datum arg)
 {
 	if (MyStatus == NULL)
 		return;
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = 0;
-	MyStatus->latch_owner = 0;
 	if (code != 0 && MyStatus->state != CDC_STATE_SLOT_LOST)
 		MyStatus->state = CDC_STATE_ERROR;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 }
 
 /* Keep the error that ends the process in the status view. */
@@ -880,9 +881,7 @@ worker_loop(void)
 		MemoryContextReset(loopcxt);
 		if (ready_to_stream())
 			run_session();
-		SpinLockAcquire(&MyStatus->mutex);
-		state = MyStatus->state;
-		SpinLockRelease(&MyStatus->mutex);
+		state = cdcshm_get_state(MyStatus);
 		if (state == CDC_STATE_STREAMING)
 			continue;			/* a session ended on purpose: start the next */
 		worker_wait(state == CDC_STATE_BLOCKED ? BLOCKED_RETRY_MS : WAIT_RECHECK_MS);
@@ -892,22 +891,19 @@ worker_loop(void)
 void
 cdc_kafka_worker_main(Datum arg)
 {
-	char		dbname[NAMEDATALEN];
-
-	memcpy(dbname, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	memcpy(my_dbname, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(dbname, NULL, 0);
+	BackgroundWorkerInitializeConnection(my_dbname, NULL, 0);
 
-	MyStatus = cdcshm_find_worker(dbname);
+	MyStatus = cdcshm_find_worker(my_dbname);
 	if (MyStatus == NULL)
 		proc_exit(0);			/* the launcher gave up on this database */
-	SpinLockAcquire(&MyStatus->mutex);
+	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = MyProcPid;
-	MyStatus->latch_owner = MyProcPid;
 	MyStatus->state = CDC_STATE_STARTING;
-	SpinLockRelease(&MyStatus->mutex);
+	LWLockRelease(MyStatus->lock);
 	before_shmem_exit(worker_exit, 0);
 	pgstat_report_appname("cdc_kafka worker");
 

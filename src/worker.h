@@ -22,7 +22,6 @@
 #include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
 #include "storage/lwlock.h"
-#include "storage/spin.h"
 
 /* ---- settings (guc.c) ---------------------------------------------------- */
 
@@ -89,15 +88,21 @@ typedef enum CdcCommand
 	CDC_CMD_RELEASE_SLOT		/* release the slot until the command is cleared */
 } CdcCommand;
 
+/*
+ * The status slot of one worker.  The identity fields are written by the
+ * launcher under the array lock (CdcSharedState.lock), and read under it by
+ * everyone else; everything after them is under the slot's own lock, shared
+ * to read, exclusive to write.  No ereport (and so no palloc) while holding
+ * either: a worker's exit callback takes the slot's lock.
+ */
 typedef struct CdcWorkerStatus
 {
-	/* identity: written by the launcher under the array lock */
+	/* identity */
 	char		dbname[NAMEDATALEN];
 	bool		in_use;
 
-	/* everything below under mutex */
-	slock_t		mutex;
-	pid_t		pid;
+	LWLock	   *lock;			/* set at startup, never changes */
+	pid_t		pid;			/* the worker's, 0 when it is not running */
 	CdcWorkerState state;
 	char		detail[CDC_TEXT_LEN];	/* why waiting/blocked, in words */
 	char		slot_name[NAMEDATALEN];
@@ -113,7 +118,6 @@ typedef struct CdcWorkerStatus
 	int64		inflight_records;
 	int64		inflight_bytes;
 	int64		retries;
-	int64		producer_rebuilds;
 	char		last_error[CDC_TEXT_LEN];
 	TimestampTz last_error_time;
 	/* the record Kafka refused (state BLOCKED) */
@@ -130,13 +134,11 @@ typedef struct CdcWorkerStatus
 	char		snapshot_wait[CDC_TEXT_LEN];	/* what an incremental chunk waits for */
 	CdcCommand	command;
 	bool		command_done;
-	pid_t		latch_owner;	/* process whose latch a command should set */
 } CdcWorkerStatus;
 
 typedef struct CdcSharedState
 {
 	LWLock	   *lock;			/* protects the identity fields of workers[] */
-	pid_t		launcher_pid;
 	CdcWorkerStatus workers[CDC_MAX_WORKERS];
 } CdcSharedState;
 
@@ -147,6 +149,10 @@ extern void cdcshm_startup(void);
 extern CdcWorkerStatus *cdcshm_find_worker(const char *dbname);
 extern CdcWorkerStatus *cdcshm_claim_worker(const char *dbname);
 extern void cdcshm_release_worker(CdcWorkerStatus *ws);
+extern bool cdcshm_copy(int i, CdcWorkerStatus *copy);
+extern CdcWorkerState cdcshm_get_state(CdcWorkerStatus *ws);
+extern char *cdcshm_get_slot_name(CdcWorkerStatus *ws);
+extern char *cdcshm_get_publication(CdcWorkerStatus *ws);
 extern void cdcshm_set_state(CdcWorkerStatus *ws, CdcWorkerState state, const char *detail);
 extern void cdcshm_set_error(CdcWorkerStatus *ws, const char *message);
 extern void cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows,
