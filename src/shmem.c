@@ -260,9 +260,9 @@ cdcshm_set_snapshot_progress(CdcWorkerStatus *ws, const char *table, int64 rows,
 void
 cdcshm_set_snapshot_wait(CdcWorkerStatus *ws, const char *what)
 {
-	SpinLockAcquire(&ws->mutex);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	strlcpy(ws->snapshot_wait, what, CDC_TEXT_LEN);
-	SpinLockRelease(&ws->mutex);
+	LWLockRelease(ws->lock);
 }
 
 /* Set the worker's latch (it looks at its commands and requests). */
