@@ -111,9 +111,10 @@ encoder_append_envelope_tail_schema(StringInfo buf)
  * backend, before decoding starts (encoder_init_encoding), and then called
  * directly, with no catalog access inside the decoding callbacks.
  *
- * SQL_ASCII declares no encoding: its bytes reach Debezium unconverted and
- * are read there as UTF-8, each ill-formed sequence becoming U+FFFD.  We do
- * the same, so a SQL_ASCII database holding UTF-8 gives the same records.
+ * SQL_ASCII declares no encoding: its bytes are taken as UTF-8 if they are
+ * UTF-8, and are an error otherwise.  That is what the server does for
+ * Debezium (pgoutput's text is checked against the client encoding), whose
+ * connector stops there; we name the table and column.
  */
 static int	db_encoding = -1;
 static bool conversion_ready = false;
@@ -164,12 +165,8 @@ convert_to_utf8(const char *s, size_t len, size_t *outlen)
 
 	if (db_encoding == PG_SQL_ASCII)
 	{
-		if (jsonout_utf8_valid(s, len) == len)
-			return (char *) s;
-		out = MemoryContextAllocHuge(CurrentMemoryContext, JSONOUT_REPAIR_MAX(len) + 1);
-		*outlen = jsonout_utf8_repair(s, len, out);
-		out[*outlen] = '\0';
-		return out;
+		(void) pg_verify_mbstr(PG_UTF8, s, (int) len, false);
+		return (char *) s;
 	}
 	if (!conversion_ready)
 		encoder_init_encoding();
@@ -219,7 +216,7 @@ encoder_name_utf8(const char *name)
 {
 	size_t		len = strlen(name);
 
-	if (jsonout_utf8_valid(name, len) == len)
+	if (pg_verify_mbstr(PG_UTF8, name, (int) len, true))
 		return pstrdup(name);
 	return pstrdup(encoder_to_utf8(name, len, &len));
 }

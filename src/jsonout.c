@@ -3,8 +3,7 @@
  * jsonout.c
  *		JSON text primitives that reproduce, byte for byte, what Jackson
  *		writes for Kafka's JsonConverter: string escaping, Java's
- *		Double.toString / Float.toString number layout, and integers; and
- *		the UTF-8 checking and repair of bytes Java reads as UTF-8.
+ *		Double.toString / Float.toString number layout, and integers.
  *
  * Doubles and floats follow the JDK 19+ specification of Double.toString
  * (the one Debezium 3.x runs on): the decimal chosen is the shortest one
@@ -175,109 +174,6 @@ jsonout_needs_escape(const char *in, size_t len)
 			return 1;
 	}
 	return 0;
-}
-
-/*
- * The bytes of the well-formed UTF-8 sequence starting at in[0], or 0 if
- * it is not one; *part is then the length of its maximal subpart (at
- * least 1): the lead byte and the continuation bytes that still fit.  One
- * exception, Java's (JDK 17): the encoded surrogates ED A0..BF xx are read
- * as a sequence, its bytes all ill-formed together.
- */
-static size_t
-jsonout_utf8_sequence(const unsigned char *in, size_t left, size_t *part)
-{
-	unsigned char c = in[0];
-	unsigned char lo = 0x80,
-				hi = 0xBF;
-	size_t		need,
-				i;
-
-	*part = 1;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		need = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-	{
-		need = 3;
-		if (c == 0xE0)
-			lo = 0xA0;			/* no overlong forms */
-	}
-	else if (c >= 0xF0 && c <= 0xF4)
-	{
-		need = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;			/* nothing above U+10FFFF */
-	}
-	else
-		return 0;
-	for (i = 1; i < need; i++)
-	{
-		if (i >= left || in[i] < lo || in[i] > hi)
-		{
-			*part = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	/* a surrogate's three bytes are one ill-formed part to Java */
-	if (c == 0xED && in[1] >= 0xA0)
-	{
-		*part = 3;
-		return 0;
-	}
-	return need;
-}
-
-size_t
-jsonout_utf8_valid(const char *in, size_t len)
-{
-	const unsigned char *s = (const unsigned char *) in;
-	size_t		i = 0,
-				n,
-				part;
-
-	while (i < len)
-	{
-		if (s[i] < 0x80)
-		{
-			i++;
-			continue;
-		}
-		if ((n = jsonout_utf8_sequence(s + i, len - i, &part)) == 0)
-			break;
-		i += n;
-	}
-	return i;
-}
-
-size_t
-jsonout_utf8_repair(const char *in, size_t len, char *out)
-{
-	const unsigned char *s = (const unsigned char *) in;
-	char	   *p = out;
-	size_t		i = 0,
-				n,
-				part;
-
-	while (i < len)
-	{
-		if ((n = jsonout_utf8_sequence(s + i, len - i, &part)) > 0)
-		{
-			memcpy(p, s + i, n);
-			p += n;
-			i += n;
-			continue;
-		}
-		memcpy(p, "\xEF\xBF\xBD", 3);
-		p += 3;
-		i += part;
-	}
-	return (size_t) (p - out);
 }
 
 /*

@@ -52,24 +52,6 @@ extern size_t jsonout_escape_nested(const char *in, size_t len, char *out);
  */
 extern int	jsonout_needs_escape(const char *in, size_t len);
 
-/* Worst case of jsonout_utf8_repair: every byte becomes U+FFFD (3 bytes). */
-#define JSONOUT_REPAIR_MAX(len)		((size_t) (len) * 3)
-
-/*
- * Length of the longest prefix of in that is well-formed UTF-8: len when
- * all of it is.
- */
-extern size_t jsonout_utf8_valid(const char *in, size_t len);
-
-/*
- * Copy len bytes read as UTF-8 to out, each ill-formed part replaced by
- * U+FFFD the way Java's UTF-8 decoder (new String(bytes, UTF_8)) replaces
- * it: one U+FFFD per maximal subpart of an ill-formed sequence (a valid
- * lead byte with the continuation bytes that can still follow it), one
- * per byte that cannot start a sequence.  Returns the length written.
- */
-extern size_t jsonout_utf8_repair(const char *in, size_t len, char *out);
-
 /*
  * Format a double the way Java's Double.toString does (the JDK 19+
  * algorithm): the shortest decimal that reads back to the same double,

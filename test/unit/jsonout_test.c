@@ -112,74 +112,6 @@ double_from_bits(uint64_t bits)
 	return v;
 }
 
-/*
- * Repair in (a string of hex digit pairs) and compare with expected, where
- * "R" stands for U+FFFD.  The cases are what new String(bytes, UTF_8) gives
- * on JDK 17.
- */
-static void
-check_repair(const char *hex, const char *expected)
-{
-	char		in[32],
-				out[JSONOUT_REPAIR_MAX(32) + 1],
-				want[3 * 32 + 1];
-	size_t		len = strlen(hex) / 2,
-				n,
-				w = 0;
-
-	for (size_t i = 0; i < len; i++)
-	{
-		char		pair[3] = {hex[2 * i], hex[2 * i + 1], '\0'};
-
-		in[i] = (char) strtol(pair, NULL, 16);
-	}
-	for (const char *e = expected; *e; e++)
-	{
-		if (*e == 'R')
-		{
-			memcpy(want + w, "\xEF\xBF\xBD", 3);
-			w += 3;
-		}
-		else
-			want[w++] = *e;
-	}
-	want[w] = '\0';
-	n = jsonout_utf8_repair(in, len, out);
-	out[n] = '\0';
-	assert_string_equal(out, want);
-	/* valid exactly when nothing was replaced */
-	assert_int_equal(jsonout_utf8_valid(in, len) == len, n == len && memcmp(out, in, len) == 0);
-}
-
-static void
-test_utf8_repair(void **state)
-{
-	/* well-formed: unchanged */
-	check_repair("636166C3A9", "caf\xC3\xA9");
-	check_repair("F09F9880ED9FBFC280", "\xF0\x9F\x98\x80\xED\x9F\xBF\xC2\x80");
-	/* one U+FFFD per maximal ill-formed part */
-	check_repair("636166E920E2822078", "cafR R x");
-	check_repair("C0AF", "RR");
-	check_repair("C1BF", "RR");
-	check_repair("E09F80", "RRR");
-	check_repair("E09F", "RR");
-	check_repair("E0A0", "R");
-	check_repair("E18078", "Rx");
-	check_repair("F08F8080", "RRRR");
-	check_repair("F49078", "RRx");
-	check_repair("F09080", "R");
-	check_repair("F5" "61", "Ra");
-	check_repair("80BF7A", "RRz");
-	check_repair("F8888080", "RRRR");
-	check_repair("C3", "R");
-	/* Java reads an encoded surrogate as one ill-formed sequence */
-	check_repair("EDA080", "R");
-	check_repair("EDBFBF78", "Rx");
-	check_repair("EDA078", "Rx");
-	check_repair("ED80", "R");
-	assert_int_equal(jsonout_utf8_valid("ab\xC3\xA9\xE9x", 6), 4);
-}
-
 static void
 test_double_plain_range(void **state)
 {
@@ -344,7 +276,6 @@ main(void)
 		cmocka_unit_test(test_escape_utf8),
 		cmocka_unit_test(test_escape_nested),
 		cmocka_unit_test(test_needs_escape),
-		cmocka_unit_test(test_utf8_repair),
 		cmocka_unit_test(test_double_plain_range),
 		cmocka_unit_test(test_double_scientific),
 		cmocka_unit_test(test_double_shortest),
