@@ -209,16 +209,28 @@ encoder_to_utf8(const char *s, size_t len, size_t *outlen)
  * encoding, so its names are in the encoding of whichever session created
  * them.  A name that is valid UTF-8 is taken as it is: that is how a UTF-8
  * client (and so Debezium's database.dbname, which must match it to
- * connect) names it; any other is read in the database's encoding.
+ * connect) names it; any other is read in the database's encoding, or,
+ * where that is UTF-8 or none, has its non-ASCII bytes as U+FFFD.
  */
 char *
 encoder_name_utf8(const char *name)
 {
 	size_t		len = strlen(name);
+	StringInfoData buf;
 
 	if (pg_verify_mbstr(PG_UTF8, name, (int) len, true))
 		return pstrdup(name);
-	return pstrdup(encoder_to_utf8(name, len, &len));
+	if (GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII)
+		return pstrdup(encoder_to_utf8(name, len, &len));
+	initStringInfo(&buf);
+	for (const char *p = name; *p; p++)
+	{
+		if (IS_HIGHBIT_SET(*p))
+			appendStringInfoString(&buf, "\xEF\xBF\xBD");
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	return buf.data;
 }
 
 /* ---- small writers ------------------------------------------------------------ */

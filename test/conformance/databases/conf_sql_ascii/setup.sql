@@ -11,4 +11,7 @@ CREATE TABLE "tëxt" (
     arr     text[]
 );
 
+-- a character beyond U+FFFF in a topic: two UTF-16 units, two '_'
+CREATE TABLE "émoji😀" (id integer PRIMARY KEY, "😀" text);
+
 CREATE PUBLICATION dbz_publication FOR ALL TABLES;

@@ -6,4 +6,5 @@ INSERT INTO "tëxt" VALUES
     (2, DEFAULT, 'ß', NULL, NULL);
 UPDATE "tëxt" SET vc = '東京' WHERE id = 1;
 DELETE FROM "tëxt" WHERE id = 2;
+INSERT INTO "émoji😀" VALUES (1, '😀😀');
 SELECT pg_logical_emit_message(true, 'préfixe', 'contenu é');
