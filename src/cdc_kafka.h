@@ -89,8 +89,8 @@ typedef enum CdcOutputFormat
 typedef struct CdcOptions
 {
 	List	   *publication_names;	/* NIL: every publishable table */
-	char	   *topic_prefix;
-	char	   *dbname;
+	char	   *topic_prefix;	/* ASCII: the characters of Kafka topic names */
+	char	   *dbname;			/* UTF-8 */
 	bool		schemas;
 	CdcDecimalMode decimal_mode;
 	CdcBinaryMode binary_mode;
@@ -348,7 +348,12 @@ extern void encoder_txn_id(StringInfo buf, TransactionId xid, uint64 lsn,
 						   const CdcOptions *opts);
 extern void encoder_append_envelope_tail_schema(StringInfo buf);
 extern void encoder_sanitize_topic(StringInfo buf, const char *name);
+extern void encoder_sanitize_topic_utf8(StringInfo buf, const char *name);
+extern char *encoder_name_utf8(const char *name);
+extern void encoder_init_encoding(void);
+extern const char *encoder_to_utf8(const char *s, size_t len, size_t *outlen);
 extern void encoder_append_json_string(StringInfo buf, const char *s, size_t len);
+extern void encoder_append_json_utf8(StringInfo buf, const char *s, size_t len);
 extern int64 encoder_now(const CdcOptions *opts);
 
 #endif							/* CDC_KAFKA_H */

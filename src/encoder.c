@@ -17,6 +17,10 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "mb/pg_wchar.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "cdc_kafka.h"
@@ -96,16 +100,161 @@ encoder_append_envelope_tail_schema(StringInfo buf)
 						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ns\"}");
 }
 
+/* ---- text to UTF-8 --------------------------------------------------------------- */
+
+/*
+ * Records are UTF-8 whatever the database encoding, as Debezium's are (its
+ * connections ask for client_encoding UTF8, so the server converts names
+ * and values before they reach it).  Every text the encoder writes goes
+ * through encoder_to_utf8; in a UTF-8 database, or for pure ASCII, that is
+ * a test and nothing more.  The conversion function is looked up once per
+ * backend, before decoding starts (encoder_init_encoding), and then called
+ * directly, with no catalog access inside the decoding callbacks.
+ *
+ * SQL_ASCII declares no encoding: its bytes are taken as UTF-8 if they are
+ * UTF-8, and are an error otherwise.  That is what the server does for
+ * Debezium (pgoutput's text is checked against the client encoding), whose
+ * connector stops there; we name the table and column.
+ */
+static int	db_encoding = -1;
+static bool conversion_ready = false;
+static FmgrInfo to_utf8_proc;
+
+/*
+ * Look up the database encoding's conversion to UTF-8.  Reads the catalog:
+ * opens a transaction when called outside one (walsender, worker).
+ */
+void
+encoder_init_encoding(void)
+{
+	bool		own_xact;
+	Oid			proc;
+
+	db_encoding = GetDatabaseEncoding();
+	if (db_encoding == PG_UTF8 || db_encoding == PG_SQL_ASCII || conversion_ready)
+		return;
+	own_xact = !IsTransactionState();
+	if (own_xact)
+		StartTransactionCommand();
+	proc = FindDefaultConversionProc(db_encoding, PG_UTF8);
+	if (OidIsValid(proc))
+	{
+		fmgr_info_cxt(proc, &to_utf8_proc, TopMemoryContext);
+		conversion_ready = true;
+	}
+	if (own_xact)
+		CommitTransactionCommand();
+}
+
+static bool
+is_ascii(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+	{
+		if (IS_HIGHBIT_SET(s[i]))
+			return false;
+	}
+	return true;
+}
+
+/* The slow path of encoder_to_utf8: non-ASCII text of a non-UTF-8 database. */
+static char *
+convert_to_utf8(const char *s, size_t len, size_t *outlen)
+{
+	char	   *out;
+
+	if (db_encoding == PG_SQL_ASCII)
+	{
+		(void) pg_verify_mbstr(PG_UTF8, s, (int) len, false);
+		return (char *) s;
+	}
+	if (!conversion_ready)
+		encoder_init_encoding();
+	if (!conversion_ready)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("no conversion from encoding \"%s\" to \"UTF8\"",
+						GetDatabaseEncodingName()),
+				 errdetail("cdc_kafka writes records in UTF-8.")));
+	if (len >= (MaxAllocHugeSize - 1) / MAX_CONVERSION_GROWTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value of %zu bytes is too long to be converted to UTF-8", len)));
+	out = MemoryContextAllocHuge(CurrentMemoryContext, len * MAX_CONVERSION_GROWTH + 1);
+	/* the conversion raises the error itself (noError false) */
+	FunctionCall6(&to_utf8_proc, Int32GetDatum(db_encoding), Int32GetDatum(PG_UTF8),
+				  CStringGetDatum(s), CStringGetDatum(out), Int32GetDatum((int32) len),
+				  BoolGetDatum(false));
+	*outlen = strlen(out);
+	return out;
+}
+
+/*
+ * s (len bytes in the database encoding) as UTF-8: s itself when it is
+ * already, else a palloc'd copy.  *outlen is set either way.
+ */
+const char *
+encoder_to_utf8(const char *s, size_t len, size_t *outlen)
+{
+	*outlen = len;
+	if (unlikely(db_encoding < 0))
+		db_encoding = GetDatabaseEncoding();
+	if (likely(db_encoding == PG_UTF8) || is_ascii(s, len))
+		return s;
+	return convert_to_utf8(s, len, outlen);
+}
+
+/*
+ * A database name in UTF-8.  pg_database is shared by databases of every
+ * encoding, so its names are in the encoding of whichever session created
+ * them.  A name that is valid UTF-8 is taken as it is: that is how a UTF-8
+ * client (and so Debezium's database.dbname, which must match it to
+ * connect) names it; any other is read in the database's encoding, or,
+ * where that is UTF-8 or none, has its non-ASCII bytes as U+FFFD.
+ */
+char *
+encoder_name_utf8(const char *name)
+{
+	size_t		len = strlen(name);
+	StringInfoData buf;
+
+	if (pg_verify_mbstr(PG_UTF8, name, (int) len, true))
+		return pstrdup(name);
+	if (GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII)
+		return pstrdup(encoder_to_utf8(name, len, &len));
+	initStringInfo(&buf);
+	for (const char *p = name; *p; p++)
+	{
+		if (IS_HIGHBIT_SET(*p))
+			appendStringInfoString(&buf, "\xEF\xBF\xBD");
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	return buf.data;
+}
+
 /* ---- small writers ------------------------------------------------------------ */
 
+/* A JSON string of UTF-8 text. */
 void
-encoder_append_json_string(StringInfo buf, const char *s, size_t len)
+encoder_append_json_utf8(StringInfo buf, const char *s, size_t len)
 {
 	enlargeStringInfo(buf, JSONOUT_ESCAPE_MAX(len) + 2);
 	buf->data[buf->len++] = '"';
 	buf->len += jsonout_escape(s, len, buf->data + buf->len);
 	buf->data[buf->len++] = '"';
 	buf->data[buf->len] = '\0';
+}
+
+/* A JSON string of text in the database encoding: every name and text value. */
+void
+encoder_append_json_string(StringInfo buf, const char *s, size_t len)
+{
+	const char *utf8 = encoder_to_utf8(s, len, &len);
+
+	encoder_append_json_utf8(buf, utf8, len);
+	if (utf8 != s)
+		pfree((char *) utf8);
 }
 
 static void
@@ -171,10 +320,20 @@ append_ts_fields(StringInfo buf, int64 us)
 /*
  * Kafka topic names allow [A-Za-z0-9._-]; Debezium replaces every other
  * character (each UTF-16 unit, so a 4-byte UTF-8 sequence gives two) by '_'
- * and cuts the name at 249 characters.
+ * and cuts the name at 249 characters.  name is in the database encoding:
+ * its characters are counted in its UTF-8 form.
  */
 void
 encoder_sanitize_topic(StringInfo buf, const char *name)
+{
+	size_t		len;
+
+	encoder_sanitize_topic_utf8(buf, encoder_to_utf8(name, strlen(name), &len));
+}
+
+/* The same for a name already in UTF-8. */
+void
+encoder_sanitize_topic_utf8(StringInfo buf, const char *name)
 {
 	int			start = buf->len;
 
@@ -257,7 +416,7 @@ render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
 
 	initStringInfo(&b);
 	APPEND_LITERAL(&b, ",\"db\":");
-	encoder_append_json_string(&b, opts->dbname, strlen(opts->dbname));
+	encoder_append_json_utf8(&b, opts->dbname, strlen(opts->dbname));
 	APPEND_LITERAL(&b, ",\"sequence\":\"[");
 	append_lsn_string(&b, txn->last_commit_lsn, opts);
 	appendStringInfoChar(&b, ',');
@@ -398,23 +557,61 @@ append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int
 }
 
 
+/*
+ * The column being written, named in the context of an error (a value
+ * that does not convert to UTF-8, ...).
+ */
+typedef struct ColumnErrorInfo
+{
+	const CdcRelInfo *ri;
+	int			column;
+	ErrorContextCallback cb;
+} ColumnErrorInfo;
+
+static void
+column_error_callback(void *arg)
+{
+	ColumnErrorInfo *info = arg;
+
+	if (info->column >= 0)
+		errcontext("column \"%s\" of table \"%s.%s\"",
+				   info->ri->columns[info->column].name,
+				   info->ri->schemaname, info->ri->relname);
+}
+
+static void
+column_error_push(ColumnErrorInfo *info, const CdcRelInfo *ri)
+{
+	info->ri = ri;
+	info->column = -1;
+	info->cb.callback = column_error_callback;
+	info->cb.arg = info;
+	info->cb.previous = error_context_stack;
+	error_context_stack = &info->cb;
+}
+
 static void
 append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOptions *opts)
 {
+	ColumnErrorInfo err;
+
 	if (row == NULL)
 	{
 		appendStringInfoString(buf, "null");
 		return;
 	}
+	column_error_push(&err, ri);
 	appendStringInfoChar(buf, '{');
 	for (int i = 0; i < ri->ncolumns; i++)
 	{
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
+		err.column = i;
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
+	error_context_stack = err.cb.previous;
 }
 
 /* The record key of a change: the key columns of row (caller checks nkeys). */
@@ -422,6 +619,9 @@ void
 encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 				  const CdcOptions *opts)
 {
+	ColumnErrorInfo err;
+
+	column_error_push(&err, ri);
 	appendBinaryStringInfo(buf, ri->key_prefix, ri->key_prefix_len);
 	appendStringInfoChar(buf, '{');
 	for (int k = 0; k < ri->nkeys; k++)
@@ -430,12 +630,14 @@ encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 
 		if (k > 0)
 			appendStringInfoChar(buf, ',');
+		err.column = i;
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
+	error_context_stack = err.cb.previous;
 }
 
 /* The record value of a change event (op c, u, d or t). */
@@ -611,9 +813,11 @@ append_data_collections(StringInfo buf, const CdcTxnState *txn)
 	foreach(lc, txn->collections)
 	{
 		CdcCollectionCount *cc = lfirst(lc);
+		size_t		len;
 
-		pairs[i].key = cc->name;
-		pairs[i].keylen = strlen(cc->name);
+		/* Java hashes the UTF-16 of the name: order by its UTF-8 form */
+		pairs[i].key = encoder_to_utf8(cc->name, strlen(cc->name), &len);
+		pairs[i].keylen = len;
 		pairs[i].value = (const char *) cc;
 		pairs[i].valuelen = 0;
 		i++;
@@ -627,7 +831,7 @@ append_data_collections(StringInfo buf, const CdcTxnState *txn)
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
 		appendStringInfoString(buf, "{\"data_collection\":");
-		encoder_append_json_string(buf, cc->name, strlen(cc->name));
+		encoder_append_json_utf8(buf, pairs[i].key, pairs[i].keylen);
 		appendStringInfoString(buf, ",\"event_count\":");
 		append_int64(buf, cc->count);
 		appendStringInfoChar(buf, '}');

@@ -127,15 +127,20 @@ current_database_name(void)
 
 /*
  * Set every option to Debezium's default; the topic prefix defaults to the
- * current database's name.
+ * current database's name, sanitised as a topic name is (Debezium requires
+ * a prefix of the characters Kafka allows).
  */
 void
 cdcopt_set_defaults(CdcOptions *opts)
 {
+	StringInfoData prefix;
+
 	memset(opts, 0, sizeof(CdcOptions));
 	opts->publication_names = NIL;
-	opts->dbname = current_database_name();
-	opts->topic_prefix = pstrdup(opts->dbname);
+	opts->dbname = encoder_name_utf8(current_database_name());
+	initStringInfo(&prefix);
+	encoder_sanitize_topic_utf8(&prefix, opts->dbname);
+	opts->topic_prefix = prefix.data;
 	opts->schemas = true;
 	opts->decimal_mode = CDC_DECIMAL_PRECISE;
 	opts->binary_mode = CDC_BINARY_BYTES;

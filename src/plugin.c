@@ -99,6 +99,8 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 	CdcPluginState *state = MemoryContextAllocZero(ctx->context, sizeof(CdcPluginState));
 	MemoryContext oldcxt = MemoryContextSwitchTo(ctx->context);
 
+	/* no catalog access for encoding conversions once decoding runs */
+	encoder_init_encoding();
 	cdcopt_set_defaults(&state->opts);
 	cdcopt_parse(&state->opts, ctx->output_plugin_options);
 	state->change_cxt = AllocSetContextCreate(ctx->context, "cdc_kafka change",

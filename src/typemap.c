@@ -1036,7 +1036,7 @@ append_hstore_object(StringInfo buf, const char *text, bool nested)
 	HstorePair *pairs = palloc(sizeof(HstorePair) * maxpairs);
 	int			n = hstoretext_parse(text, len, scratch, pairs, maxpairs);
 	void		(*append) (StringInfo, const char *, size_t) =
-		nested ? append_nested_string : encoder_append_json_string;
+		nested ? append_nested_string : encoder_append_json_utf8;
 
 	if (n < 0)
 		elog(ERROR, "could not parse hstore value \"%s\"", text);
@@ -1056,20 +1056,23 @@ append_hstore_object(StringInfo buf, const char *text, bool nested)
 	appendStringInfoChar(buf, '}');
 }
 
+/* The pairs are parsed, ordered and written as UTF-8, converted once. */
 static void
 write_hstore(StringInfo buf, const CdcColumn *col, Datum value, const CdcOptions *opts)
 {
 	char	   *text = OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
+	size_t		len;
+	const char *utf8 = encoder_to_utf8(text, strlen(text), &len);
 
 	if (opts->hstore_mode == CDC_HSTORE_MAP)
-		append_hstore_object(buf, text, false);
+		append_hstore_object(buf, utf8, false);
 	else
 	{
 		StringInfoData json;
 
 		initStringInfo(&json);
-		append_hstore_object(&json, text, true);
-		encoder_append_json_string(buf, json.data, json.len);
+		append_hstore_object(&json, utf8, true);
+		encoder_append_json_utf8(buf, json.data, json.len);
 		pfree(json.data);
 	}
 	pfree(text);

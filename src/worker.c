@@ -151,11 +151,21 @@ slot_name(void)
 	return with_dbname(cdc_slot_name, true);
 }
 
-/* cdc_kafka.topic_prefix (%d: the database name), or the database name. */
+/*
+ * cdc_kafka.topic_prefix (%d: the database name), or the database name;
+ * sanitised as a topic name, since a database name may hold characters
+ * Kafka does not allow.
+ */
 static const char *
 topic_prefix(void)
 {
-	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : my_dbname;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	encoder_sanitize_topic_utf8(&buf, encoder_name_utf8(cdc_topic_prefix[0] != '\0' ?
+													   with_dbname(cdc_topic_prefix, false) :
+													   my_dbname));
+	return buf.data;
 }
 
 /* One prefix for several databases: their equal keys would share topics. */

@@ -3,7 +3,8 @@
 #
 # Runs real Debezium 3.6.1 (embedded engine, pgoutput) and the cdc_kafka output plugin over the
 # same workload on one throwaway PostgreSQL 15 cluster and compares every Kafka record (topic,
-# key, value, headers) field by field, once per profile (profiles/<name>.properties).
+# key, value, headers) field by field, once per profile (profiles/<name>.properties). A profile
+# that sets database.dbname captures that database, made from databases/<name>/ (README.md).
 #
 # Usage:
 #   run.sh [--keep] [--profiles a,b] [--timeout SECONDS]   Debezium vs cdc_kafka, all profiles
@@ -54,6 +55,7 @@ COMPARE_A=""
 COMPARE_B=""
 MUTATION_FILE=""
 
+EXTRA_DBS=()    # databases other than $DBNAME that profiles capture (database.dbname)
 TMPDIR_CLUSTER=""
 PGDATA=""
 PORT=""
@@ -241,8 +243,12 @@ cleanup() {
     exit "$status"
 }
 
+# emit_sentinel KIND: in every database (a slot decodes only its own database's messages).
 emit_sentinel() {
-    psql_db -At -c "SELECT pg_logical_emit_message(false, '$SENTINEL_PREFIX', '$1')" >/dev/null
+    local db
+    for db in "$DBNAME" "${EXTRA_DBS[@]}"; do
+        psql_as -d "$db" -At -c "SELECT pg_logical_emit_message(false, '$SENTINEL_PREFIX', '$1')" >/dev/null
+    done
 }
 
 # ---------------------------------------------------------------------------- profiles
@@ -282,6 +288,37 @@ read_properties() {
 
 sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
+# The database a profile captures: its database.dbname, else the main one. Another database
+# comes with databases/<name>/: create.sql (CREATE DATABASE, with its encoding), setup.sql and
+# workload.sql, run like setup.sql and workload.sql.
+profile_dbname() {
+    local key value db=$DBNAME
+    while IFS=$'\t' read -r key value; do
+        [[ $key == database.dbname ]] && db="$value"
+    done < <(read_properties "$HERE/profiles/$1.properties")
+    echo "$db"
+}
+
+# Our slot in database $1 (slot names are per cluster).
+our_slot() {
+    if [[ $1 == "$DBNAME" ]]; then echo "$OUR_SLOT"; else echo "${OUR_SLOT}_$1"; fi
+}
+
+# Sets EXTRA_DBS from the profiles given, checking each has its databases/<name>/ files.
+collect_databases() {
+    local p db f
+    EXTRA_DBS=()
+    for p in "$@"; do
+        db="$(profile_dbname "$p")"
+        [[ $db == "$DBNAME" || " ${EXTRA_DBS[*]} " == *" $db "* ]] && continue
+        [[ $db =~ ^[a-z0-9_]+$ ]] || die "profile $p: database.dbname must match [a-z0-9_]+: $db"
+        for f in create setup workload; do
+            [[ -f $HERE/databases/$db/$f.sql ]] || die "profile $p: no databases/$db/$f.sql"
+        done
+        EXTRA_DBS+=("$db")
+    done
+}
+
 # The pg_logical_slot_peek_changes call that makes cdc_kafka emit a profile's records.
 plugin_query() {
     local profile="$1" key value allowed
@@ -310,7 +347,7 @@ plugin_query() {
     for o in "${opts[@]}"; do
         args+=", $o"
     done
-    echo "SELECT data FROM pg_logical_slot_peek_changes('$OUR_SLOT', NULL, NULL, $args)"
+    echo "SELECT data FROM pg_logical_slot_peek_changes('$(our_slot "$(profile_dbname "$profile")")', NULL, NULL, $args)"
 }
 
 # ---------------------------------------------------------------------------- Debezium capture
@@ -370,39 +407,61 @@ prepare_work_dir() {
     mkdir -p "$WORK/debezium" "$WORK/ours" "$WORK/offsets" "$LOGS"
 }
 
-# run_sql_files NAME FILE...: each file in turn (a glob that matched nothing is skipped), the
-# output in logs/NAME.log. setup.d/ and workload.d/ hold one area's tables and changes each.
+# run_sql_files NAME DB FILE...: each file in turn in database DB (a glob that matched nothing
+# is skipped), the output appended to logs/NAME.log. setup.d/ and workload.d/ hold one area's
+# tables and changes each.
 run_sql_files() {
-    local name="$1" file
-    shift
-    : >"$LOGS/$name.log"
+    local name="$1" db="$2" file
+    shift 2
     for file in "$@"; do
         [[ -f $file ]] || continue
-        psql_db -f "$file" >>"$LOGS/$name.log" 2>&1 \
+        psql_as -d "$db" -f "$file" >>"$LOGS/$name.log" 2>&1 \
             || { cat "$LOGS/$name.log" >&2; die "$(basename "$file") failed"; }
     done
 }
 
+setup_databases() {
+    local db
+    : >"$LOGS/setup.log"
+    run_sql_files setup "$DBNAME" "$HERE/setup.sql" "$HERE"/setup.d/*.sql
+    for db in "${EXTRA_DBS[@]}"; do
+        log "database $db (databases/$db/)"
+        run_sql_files setup postgres "$HERE/databases/$db/create.sql"
+        run_sql_files setup "$db" "$HERE/databases/$db/setup.sql"
+    done
+}
+
 run_workload() {
-    log "start sentinel, workload.sql and workload.d/, end sentinel"
+    local db
+    log "start sentinel, workload.sql and workload.d/${EXTRA_DBS[*]:+, databases/*/workload.sql}, end sentinel"
+    : >"$LOGS/workload.log"
     emit_sentinel start
-    run_sql_files workload "$HERE/workload.sql" "$HERE"/workload.d/*.sql
+    run_sql_files workload "$DBNAME" "$HERE/workload.sql" "$HERE"/workload.d/*.sql
+    for db in "${EXTRA_DBS[@]}"; do
+        run_sql_files workload "$db" "$HERE/databases/$db/workload.sql"
+    done
     emit_sentinel end
 }
 
 create_our_slot() {
-    if ! psql_db -At -c "SELECT pg_create_logical_replication_slot('$OUR_SLOT', 'cdc_kafka')" \
-        >/dev/null 2>"$LOGS/our-slot.err"; then
-        cat "$LOGS/our-slot.err" >&2
-        die "cannot create the cdc_kafka slot: is the plugin built and installed (make install)?"
-    fi
+    local db
+    for db in "$DBNAME" "${EXTRA_DBS[@]}"; do
+        if ! psql_as -d "$db" -At -c "SELECT pg_create_logical_replication_slot('$(our_slot "$db")', 'cdc_kafka')" \
+            >/dev/null 2>"$LOGS/our-slot.err"; then
+            cat "$LOGS/our-slot.err" >&2
+            die "cannot create the cdc_kafka slot: is the plugin built and installed (make install)?"
+        fi
+    done
 }
 
+# Records are UTF-8 whatever the database encoding: client encoding SQL_ASCII takes the
+# output's bytes as they are (another would "convert" them from the database encoding).
 read_our_records() {
     local profile="$1" sql
     sql="$(plugin_query "$profile")"
     printf '%s;\n' "$sql" >"$WORK/ours/$profile.sql"
-    psql_db -At -o "$WORK/ours/$profile.jsonl" -c "$sql" 2>"$LOGS/ours-$profile.err"
+    PGCLIENTENCODING=SQL_ASCII psql_as -d "$(profile_dbname "$profile")" -At \
+        -o "$WORK/ours/$profile.jsonl" -c "$sql" 2>"$LOGS/ours-$profile.err"
 }
 
 compare_files() {
@@ -431,8 +490,9 @@ run_full() {
         engines+=("$p=$HERE/profiles/$p.properties")
         plugin_query "$p" >/dev/null   # warn early about unmapped properties
     done
+    collect_databases "${profiles[@]}"
     start_server
-    run_sql_files setup "$HERE/setup.sql" "$HERE"/setup.d/*.sql
+    setup_databases
     start_capture "${engines[@]}"
     wait_for_slots "${#engines[@]}"
     create_our_slot
@@ -464,8 +524,9 @@ run_self_check() {
         engines+=("$p=$HERE/profiles/$p.properties")
     done
     engines+=("selfcheck_copy=$HERE/profiles/default.properties")
+    collect_databases "${profiles[@]}"
     start_server
-    run_sql_files setup "$HERE/setup.sql" "$HERE"/setup.d/*.sql
+    setup_databases
     start_capture "${engines[@]}"
     wait_for_slots "${#engines[@]}"
     run_workload
