@@ -559,25 +559,10 @@ static char *
 my_slot_name(void)
 {
 	CdcWorkerStatus *ws = my_worker();
-	char	   *dbname = current_dbname();
-	StringInfoData buf;
 
 	if (ws != NULL && ws->slot_name[0] != '\0')
 		return pstrdup(ws->slot_name);
-	initStringInfo(&buf);
-	for (const char *p = cdc_slot_name; *p; p++)
-	{
-		if (p[0] == '%' && p[1] == 'd')
-		{
-			for (const char *d = dbname; *d; d++)
-				appendStringInfoChar(&buf, isalnum((unsigned char) *d) ?
-									 pg_tolower((unsigned char) *d) : '_');
-			p++;
-		}
-		else
-			appendStringInfoChar(&buf, *p);
-	}
-	return buf.data;
+	return cdc_slot_name_for(current_dbname());
 }
 
 static bool

@@ -118,12 +118,9 @@ slot_release_requested(void)
 	return result;
 }
 
-/*
- * pattern with %d replaced by the database name; as_identifier: lower case,
- * other characters than letters and digits as '_' (a slot name's rules).
- */
+/* pattern with %d replaced by the database name */
 static char *
-with_dbname(const char *pattern, bool as_identifier)
+with_dbname(const char *pattern)
 {
 	StringInfoData buf;
 
@@ -132,9 +129,7 @@ with_dbname(const char *pattern, bool as_identifier)
 	{
 		if (p[0] == '%' && p[1] == 'd')
 		{
-			for (const char *d = MyStatus->dbname; *d; d++)
-				appendStringInfoChar(&buf, !as_identifier ? *d :
-									 isalnum((unsigned char) *d) ? pg_tolower((unsigned char) *d) : '_');
+			appendStringInfoString(&buf, MyStatus->dbname);
 			p++;
 		}
 		else
@@ -143,18 +138,42 @@ with_dbname(const char *pattern, bool as_identifier)
 	return buf.data;
 }
 
-/* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
+/* The slot name: see cdc_slot_name_for(). */
 static char *
 slot_name(void)
 {
-	return with_dbname(cdc_slot_name, true);
+	return cdc_slot_name_for(MyStatus->dbname);
+}
+
+/*
+ * Another database of cdc_kafka.databases whose slot would have our
+ * slot's name (a slot_name without %d, or names that differ only in case
+ * or punctuation), or NULL.
+ */
+static char *
+slot_shared_with(const char *slot)
+{
+	char	   *copy = pstrdup(cdc_databases);
+	List	   *names;
+	ListCell   *lc;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		return NULL;
+	foreach(lc, names)
+	{
+		char	   *db = lfirst(lc);
+
+		if (strcmp(db, MyStatus->dbname) != 0 && strcmp(cdc_slot_name_for(db), slot) == 0)
+			return db;
+	}
+	return NULL;
 }
 
 /* cdc_kafka.topic_prefix (%d: the database name), or the database name. */
 static const char *
 topic_prefix(void)
 {
-	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : MyStatus->dbname;
+	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix) : MyStatus->dbname;
 }
 
 /* One prefix for several databases: their equal keys would share topics. */
@@ -785,6 +804,16 @@ run_session(void)
 	if (session_fingerprint != NULL)
 		pfree(session_fingerprint);
 	session_fingerprint = MemoryContextStrdup(TopMemoryContext, config_fingerprint());
+	if (slot_shared_with(slot) != NULL)
+	{
+		set_state(CDC_STATE_ERROR,
+				  psprintf("replication slot name \"%s\" is also the slot name of database \"%s\": "
+						   "give cdc_kafka.slot_name a %%d, or rename one of the databases",
+						   slot, slot_shared_with(slot)),
+				  WARNING);
+		cdcshm_set_error(MyStatus, MyStatus->detail);
+		return;
+	}
 	if (!prepare_publication())
 		return;
 	(void) take_command();		/* whatever was asked before now is done by starting */

@@ -62,6 +62,7 @@ extern int	cdc_poll_interval_ms;
 extern int	cdc_restart_delay_s;
 
 extern void cdcguc_define(void);
+extern char *cdc_slot_name_for(const char *dbname);
 
 /* api.c: the checks of the SQL functions' arguments */
 extern void cdc_refuse_null_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
