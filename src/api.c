@@ -686,7 +686,8 @@ Datum
 cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 {
 	XLogRecPtr	lsn = lsn_arg(fcinfo, "reset_offsets");
-	XLogRecPtr	end = RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetFlushRecPtr(NULL);
+	bool		recovery = RecoveryInProgress();
+	XLogRecPtr	end = recovery ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
 	CdcWorkerStatus *ws;
 	char	   *slot;
 	XLogRecPtr	confirmed;
@@ -696,7 +697,10 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("argument \"lsn\" of cdc_kafka.reset_offsets() is ahead of the WAL: %X/%X > %X/%X",
 						LSN_FORMAT_ARGS(lsn), LSN_FORMAT_ARGS(end)),
-				 errhint("Give a position up to pg_current_wal_flush_lsn().")));
+				 errhint("Give a position up to pg_current_wal_insert_lsn().")));
+	/* the slot moves only up to the WAL flushed: flush up to lsn, not less */
+	if (!recovery)
+		XLogFlush(lsn);
 	ws = my_worker();
 	slot = my_slot_name();
 	if (!slot_confirmed_lsn(slot, &confirmed))
