@@ -142,7 +142,7 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'cdc_kafka_cancel_snapshot'
 LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.cancel_snapshot(bigint) IS
-	'Stop an incremental snapshot that is pending or running; false if it was not.';
+	'Stop an incremental snapshot that is pending or running; false if it was not, an error if there is no such request.';
 
 CREATE VIEW cdc_kafka.snapshot_progress AS
 	SELECT id, table_name, kind, state, filter, rows_sent, rows_estimated,

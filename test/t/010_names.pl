@@ -9,6 +9,8 @@
 #  * The progress file of an interrupted initial snapshot holds a key of
 #    any length: a key of 6000 bytes (12000 hex digits on its line) comes
 #    back whole as the last_key of the resumed snapshot.
+#  * reset_offsets() to an LSN behind the slot is refused before the worker
+#    is asked to let go of the slot.
 #  * In binary upgrade mode (postgres -b, as pg_upgrade starts servers) no
 #    launcher and no worker start.
 #
@@ -71,6 +73,12 @@ is($node->safe_psql('postgres',
 		"SELECT last_key[1] = '$key' FROM cdc_kafka.snapshots WHERE kind = 'resumed'"),
 	't', 'the key is the one written');
 ok(!-e $progress, 'the progress file is gone once read');
+
+# ---- reset_offsets() behind the slot: refused before the worker is disturbed ----------
+my ($ret, $out, $err) = $node->psql('postgres', "SELECT cdc_kafka.reset_offsets('0/1')");
+isnt($ret, 0, 'reset_offsets() to an LSN behind the slot fails');
+like($err, qr/argument "lsn" of cdc_kafka.reset_offsets\(\) is behind replication slot "cdc_kafka_postgres"/,
+	'it says the slot only moves forward, before asking the worker to let go of the slot');
 
 # ---- database names of 63 bytes ---------------------------------------------------------
 my $long1 = ('d' x 60) . 'one';
