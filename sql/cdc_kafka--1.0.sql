@@ -3,6 +3,9 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION cdc_kafka" to load this file. \quit
 
+-- The functions with arguments are not STRICT: a null argument is an error
+-- (raised by the function, like its other argument checks), not a null result.
+
 -- The Debezium release whose record format the output plugin reproduces.
 CREATE FUNCTION cdc_kafka.debezium_version()
 RETURNS text
@@ -48,14 +51,14 @@ COMMENT ON FUNCTION cdc_kafka.restart() IS
 CREATE FUNCTION cdc_kafka.add_tables(VARIADIC tables regclass[])
 RETURNS SETOF regclass
 AS 'MODULE_PATHNAME', 'cdc_kafka_add_tables'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.add_tables(regclass[]) IS
 	'Capture these tables too (adds them to the publication); returns the captured tables.';
 
 CREATE FUNCTION cdc_kafka.remove_tables(VARIADIC tables regclass[])
 RETURNS SETOF regclass
 AS 'MODULE_PATHNAME', 'cdc_kafka_remove_tables'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.remove_tables(regclass[]) IS
 	'Stop capturing these tables (drops them from the publication); returns the captured tables.';
 
@@ -84,14 +87,14 @@ COMMENT ON FUNCTION cdc_kafka.drop_slot() IS
 CREATE FUNCTION cdc_kafka.reset_offsets(lsn pg_lsn)
 RETURNS pg_lsn
 AS 'MODULE_PATHNAME', 'cdc_kafka_reset_offsets'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.reset_offsets(pg_lsn) IS
 	'Move the slot forward to this LSN: changes before it are not streamed.';
 
 CREATE FUNCTION cdc_kafka.skip_record(lsn pg_lsn)
 RETURNS text
 AS 'MODULE_PATHNAME', 'cdc_kafka_skip_record'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.skip_record(pg_lsn) IS
 	'Leave out the record Kafka refused at this LSN (see cdc_kafka.status) and resume streaming.';
 
@@ -123,23 +126,23 @@ COMMENT ON COLUMN cdc_kafka.snapshots.last_key IS
 CREATE FUNCTION cdc_kafka.snapshot(VARIADIC tables regclass[])
 RETURNS SETOF bigint
 AS 'MODULE_PATHNAME', 'cdc_kafka_snapshot'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.snapshot(regclass[]) IS
 	'Send the current rows of these captured tables as op "r" records while streaming goes on; returns the request ids.';
 
 CREATE FUNCTION cdc_kafka.snapshot(tbl regclass, filter text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'cdc_kafka_snapshot_where'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.snapshot(regclass, text) IS
 	'Send the current rows of a captured table that satisfy filter (a WHERE condition) as op "r" records; returns the request id.';
 
 CREATE FUNCTION cdc_kafka.cancel_snapshot(id bigint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'cdc_kafka_cancel_snapshot'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION cdc_kafka.cancel_snapshot(bigint) IS
-	'Stop an incremental snapshot that is pending or running; false if it was not.';
+	'Stop an incremental snapshot that is pending or running; false if it was not, an error if there is no such request.';
 
 CREATE VIEW cdc_kafka.snapshot_progress AS
 	SELECT id, table_name, kind, state, filter, rows_sent, rows_estimated,

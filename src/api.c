@@ -9,7 +9,9 @@
  * the worker through its status slot in shared memory and its latch; the
  * functions that need the worker to let go of the slot (reset_offsets) or
  * to stop wait for it to say it did.  The functions are revoked from
- * PUBLIC by the install script.
+ * PUBLIC by the install script.  Their arguments (and those of
+ * incremental.c's snapshot functions) are checked here, before anything is
+ * done.
  *
  * src/api.c
  *
@@ -18,8 +20,16 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlogrecovery.h"
+#include "catalog/catalog.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_publication.h"
+#include "catalog/pg_publication_rel.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "executor/spi.h"
@@ -35,6 +45,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_lsn.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "cdc_kafka.h"
@@ -188,6 +199,155 @@ set_enabled(CdcWorkerStatus *ws, bool enabled)
 	pending_worker = ws;
 }
 
+/* ---- arguments --------------------------------------------------------------------------
+ *
+ * The functions are not STRICT: a null argument is an error, not a silent
+ * null result, and it is found, like every other bad argument, before the
+ * function changes anything or asks the worker for anything.
+ */
+
+void
+cdc_refuse_null_arg(FunctionCallInfo fcinfo, int argno, const char *argname, const char *func)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" of cdc_kafka.%s() must not be null", argname, func)));
+}
+
+static const char *
+relkind_name(char relkind)
+{
+	switch (relkind)
+	{
+		case RELKIND_VIEW:
+			return "a view";
+		case RELKIND_MATVIEW:
+			return "a materialized view";
+		case RELKIND_INDEX:
+		case RELKIND_PARTITIONED_INDEX:
+			return "an index";
+		case RELKIND_SEQUENCE:
+			return "a sequence";
+		case RELKIND_FOREIGN_TABLE:
+			return "a foreign table";
+		case RELKIND_COMPOSITE_TYPE:
+			return "a composite type";
+		case RELKIND_TOASTVALUE:
+			return "a TOAST table";
+	}
+	return "not a table";
+}
+
+/*
+ * A table a cdc_kafka function may act on: one of this database whose
+ * changes logical decoding sees (an ordinary or partitioned table, logged,
+ * not a catalog, not the extension's own).  verb says what the caller
+ * would do with it, for the message.  The same rules as a publication's,
+ * checked here so that the caller gets one clear error before acting.
+ */
+void
+cdc_check_table_arg(Oid relid, const char *verb)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class cls;
+	char	   *nsp;
+	char	   *name;
+	const char *problem = NULL;
+	const char *detail = NULL;
+
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("cannot %s table with OID %u: database \"%s\" has no relation with that OID",
+						verb, relid, get_database_name(MyDatabaseId)),
+				 errhint("Name the table, as in 'schema.table': a regclass is the OID of a relation of the current database.")));
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	nsp = get_namespace_name(cls->relnamespace);
+	name = psprintf("%s.%s", nsp, NameStr(cls->relname));
+	if (relid < FirstNormalObjectId || IsCatalogNamespace(cls->relnamespace) ||
+		IsToastNamespace(cls->relnamespace))
+	{
+		problem = "a system table";
+		detail = "Logical decoding does not stream the changes of system tables.";
+	}
+	else if (strcmp(nsp, CDC_EXTENSION_SCHEMA) == 0)
+	{
+		problem = "a table of the cdc_kafka extension";
+		detail = "The tables of schema " CDC_EXTENSION_SCHEMA " are the extension's own state and are never streamed.";
+	}
+	else if (cls->relkind != RELKIND_RELATION && cls->relkind != RELKIND_PARTITIONED_TABLE)
+	{
+		problem = relkind_name(cls->relkind);
+		detail = "Only ordinary and partitioned tables have their changes streamed.";
+	}
+	else if (cls->relpersistence == RELPERSISTENCE_TEMP)
+	{
+		problem = "a temporary table";
+		detail = "Changes to temporary tables are not logically decoded.";
+	}
+	else if (cls->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		problem = "an unlogged table";
+		detail = "Changes to unlogged tables are not written to the WAL, so they cannot be decoded.";
+	}
+	ReleaseSysCache(tup);
+	if (problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot %s \"%s\": it is %s", verb, name, problem),
+				 errdetail("%s", detail)));
+}
+
+/*
+ * The VARIADIC regclass[] argument "tables" of func, every element checked
+ * with cdc_check_table_arg().
+ */
+Oid *
+cdc_table_args(FunctionCallInfo fcinfo, const char *func, const char *verb, int *n)
+{
+	ArrayType  *tables;
+	Datum	   *elems;
+	bool	   *nulls;
+	Oid		   *relids;
+
+	cdc_refuse_null_arg(fcinfo, 0, "tables", func);
+	tables = PG_GETARG_ARRAYTYPE_P(0);
+	deconstruct_array(tables, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT, &elems, &nulls, n);
+	if (*n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument \"tables\" of cdc_kafka.%s() names no table", func)));
+	relids = palloc(sizeof(Oid) * *n);
+	for (int i = 0; i < *n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"tables\" of cdc_kafka.%s() must not contain nulls", func),
+					 errdetail("Element %d is null.", i + 1)));
+		relids[i] = DatumGetObjectId(elems[i]);
+		cdc_check_table_arg(relids[i], verb);
+	}
+	return relids;
+}
+
+/* A pg_lsn argument: not null and not 0/0. */
+static XLogRecPtr
+lsn_arg(FunctionCallInfo fcinfo, const char *func)
+{
+	XLogRecPtr	lsn;
+
+	cdc_refuse_null_arg(fcinfo, 0, "lsn", func);
+	lsn = PG_GETARG_LSN(0);
+	if (XLogRecPtrIsInvalid(lsn))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument \"lsn\" of cdc_kafka.%s() must not be 0/0", func),
+				 errhint("0/0 is no position in the WAL.")));
+	return lsn;
+}
+
 /* ---- start, stop, restart ---------------------------------------------------------- */
 
 Datum
@@ -269,29 +429,104 @@ my_publication(void)
 	return pub;
 }
 
-static void
-alter_publication(ArrayType *tables, const char *verb)
+/* schema.table, quoted as needed; relid is known to exist. */
+static char *
+qualified_name(Oid relid)
 {
-	Datum	   *elems;
-	bool	   *nulls;
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}
+
+/* schema.table for a message (quoted whole by the message) */
+static char *
+display_name(Oid relid)
+{
+	return psprintf("%s.%s", get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
+/* The partitioned table above relid that is in the publication, or InvalidOid. */
+static Oid
+captured_ancestor(Oid relid, Oid pubid)
+{
+	ListCell   *lc;
+
+	if (!get_rel_relispartition(relid))
+		return InvalidOid;
+	foreach(lc, get_partition_ancestors(relid))
+		if (SearchSysCacheExists2(PUBLICATIONRELMAP, ObjectIdGetDatum(lfirst_oid(lc)),
+								  ObjectIdGetDatum(pubid)))
+			return lfirst_oid(lc);
+	return InvalidOid;
+}
+
+/*
+ * add_tables() takes tables not captured yet; remove_tables() the tables
+ * the publication names itself (not a partition of one, not a table of a
+ * schema it captures whole).
+ */
+static void
+check_membership(Publication *pub, Oid relid, bool add)
+{
+	bool		member = SearchSysCacheExists2(PUBLICATIONRELMAP, ObjectIdGetDatum(relid),
+											   ObjectIdGetDatum(pub->oid));
+	Oid			ancestor = captured_ancestor(relid, pub->oid);
+	char	   *name = display_name(relid);
+
+	if (add && member)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("table \"%s\" is already captured", name),
+				 errdetail("It is in publication \"%s\".", pub->name)));
+	if (add && OidIsValid(ancestor))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("cannot capture \"%s\": it is a partition of \"%s\", which is captured",
+						name, display_name(ancestor)),
+				 errdetail("The changes of every partition of a captured partitioned table are streamed.")));
+	if (add || member)
+		return;
+	if (OidIsValid(ancestor))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot stop capturing \"%s\": it is captured as a partition of \"%s\"",
+						name, display_name(ancestor)),
+				 errhint("Remove \"%s\" and add the partitions to keep capturing.",
+						 display_name(ancestor))));
+	if (list_member_oid(GetSchemaPublications(get_rel_namespace(relid)), pub->oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot stop capturing \"%s\": publication \"%s\" captures its whole schema",
+						name, pub->name),
+				 errhint("ALTER PUBLICATION %s DROP TABLES IN SCHEMA %s, then add the tables to keep.",
+						 quote_identifier(pub->name),
+						 quote_identifier(get_namespace_name(get_rel_namespace(relid))))));
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("table \"%s\" is not captured", name),
+			 errdetail("It is not in publication \"%s\".", pub->name)));
+}
+
+/* ADD or DROP the tables of argument "tables", every one checked first. */
+static void
+alter_publication(FunctionCallInfo fcinfo, bool add)
+{
+	const char *func = add ? "add_tables" : "remove_tables";
 	int			n;
+	Oid		   *relids = cdc_table_args(fcinfo, func, add ? "capture" : "stop capturing", &n);
+	Publication *pub = my_publication();
+	List	   *seen = NIL;
 	StringInfoData sql;
 
-	(void) my_publication();
-	deconstruct_array(tables, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT, &elems, &nulls, &n);
-	if (n == 0)
-		return;
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "ALTER PUBLICATION %s %s TABLE ", quote_identifier(publication_name()), verb);
+	appendStringInfo(&sql, "ALTER PUBLICATION %s %s TABLE ", quote_identifier(pub->name),
+					 add ? "ADD" : "DROP");
 	for (int i = 0; i < n; i++)
 	{
-		Oid			relid = DatumGetObjectId(elems[i]);
-
-		if (nulls[i])
+		if (list_member_oid(seen, relids[i]))
 			continue;
-		appendStringInfo(&sql, "%s%s.%s", i > 0 ? ", " : "",
-						 quote_identifier(get_namespace_name(get_rel_namespace(relid))),
-						 quote_identifier(get_rel_name(relid)));
+		check_membership(pub, relids[i], add);
+		appendStringInfo(&sql, "%s%s", seen != NIL ? ", " : "", qualified_name(relids[i]));
+		seen = lappend_oid(seen, relids[i]);
 	}
 	SPI_connect();
 	SPI_execute(sql.data, false, 0);
@@ -301,14 +536,14 @@ alter_publication(ArrayType *tables, const char *verb)
 Datum
 cdc_kafka_add_tables(PG_FUNCTION_ARGS)
 {
-	alter_publication(PG_GETARG_ARRAYTYPE_P(0), "ADD");
+	alter_publication(fcinfo, true);
 	return tables_result(fcinfo);
 }
 
 Datum
 cdc_kafka_remove_tables(PG_FUNCTION_ARGS)
 {
-	alter_publication(PG_GETARG_ARRAYTYPE_P(0), "DROP");
+	alter_publication(fcinfo, false);
 	return tables_result(fcinfo);
 }
 
@@ -324,26 +559,15 @@ static char *
 my_slot_name(void)
 {
 	CdcWorkerStatus *ws = my_worker();
-	char	   *published = ws != NULL ? cdcshm_get_slot_name(ws) : "";
-	char	   *dbname = current_dbname();
-	StringInfoData buf;
 
-	if (published[0] != '\0')
-		return published;
-	initStringInfo(&buf);
-	for (const char *p = cdc_slot_name; *p; p++)
+	if (ws != NULL)
 	{
-		if (p[0] == '%' && p[1] == 'd')
-		{
-			for (const char *d = dbname; *d; d++)
-				appendStringInfoChar(&buf, isalnum((unsigned char) *d) ?
-									 pg_tolower((unsigned char) *d) : '_');
-			p++;
-		}
-		else
-			appendStringInfoChar(&buf, *p);
+		char	   *published = cdcshm_get_slot_name(ws);
+
+		if (published[0] != '\0')
+			return published;
 	}
-	return buf.data;
+	return cdc_slot_name_for(current_dbname());
 }
 
 static bool
@@ -437,13 +661,63 @@ release_slot(CdcWorkerStatus *ws)
 			 errmsg("cdc_kafka worker did not release its slot within %d seconds", COMMAND_WAIT_MS / 1000)));
 }
 
+/*
+ * The slot's confirmed position; false if there is no such slot.  Checked
+ * before the worker is asked to let go of the slot: a refused move must
+ * not cost a streaming session.
+ */
+static bool
+slot_confirmed_lsn(const char *slot, XLogRecPtr *confirmed)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(slot)};
+	bool		exists;
+	bool		isnull = true;
+
+	SPI_connect();
+	SPI_execute_with_args("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = $1",
+						  1, types, values, NULL, true, 1);
+	exists = SPI_processed > 0;
+	if (exists)
+		*confirmed = DatumGetLSN(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											   1, &isnull));
+	if (isnull)
+		*confirmed = InvalidXLogRecPtr;
+	SPI_finish();
+	return exists;
+}
+
 Datum
 cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = PG_GETARG_LSN(0);
-	CdcWorkerStatus *ws = my_worker();
-	char	   *slot = my_slot_name();
+	XLogRecPtr	lsn = lsn_arg(fcinfo, "reset_offsets");
+	bool		recovery = RecoveryInProgress();
+	XLogRecPtr	end = recovery ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+	CdcWorkerStatus *ws;
+	char	   *slot;
+	XLogRecPtr	confirmed;
 
+	if (lsn > end)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument \"lsn\" of cdc_kafka.reset_offsets() is ahead of the WAL: %X/%X > %X/%X",
+						LSN_FORMAT_ARGS(lsn), LSN_FORMAT_ARGS(end)),
+				 errhint("Give a position up to pg_current_wal_insert_lsn().")));
+	/* the slot moves only up to the WAL flushed: flush up to lsn, not less */
+	if (!recovery)
+		XLogFlush(lsn);
+	ws = my_worker();
+	slot = my_slot_name();
+	if (!slot_confirmed_lsn(slot, &confirmed))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("replication slot \"%s\" does not exist", slot)));
+	if (lsn < confirmed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument \"lsn\" of cdc_kafka.reset_offsets() is behind replication slot \"%s\": %X/%X < %X/%X",
+						slot, LSN_FORMAT_ARGS(lsn), LSN_FORMAT_ARGS(confirmed)),
+				 errdetail("A slot only moves forward: the WAL before its position may be gone.")));
 	if (ws != NULL)
 		release_slot(ws);
 	PG_TRY();
@@ -464,7 +738,7 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_skip_record(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = PG_GETARG_LSN(0);
+	XLogRecPtr	lsn = lsn_arg(fcinfo, "skip_record");
 	CdcWorkerStatus *ws = my_worker_or_error();
 	CdcWorkerState state;
 	XLogRecPtr	blocked;

@@ -31,13 +31,15 @@ void		_PG_init(void);
 /*
  * Settings are defined in every process that loads the library, so that
  * they can be shown and checked anywhere; shared memory and the launcher
- * exist only when the library is preloaded.
+ * exist only when the library is preloaded, and not during pg_upgrade
+ * (binary upgrade mode): workers would create publications and slots in
+ * a cluster being restored, and stream from the old one.
  */
 void
 _PG_init(void)
 {
 	cdcguc_define();
-	if (!process_shared_preload_libraries_in_progress)
+	if (!process_shared_preload_libraries_in_progress || IsBinaryUpgrade)
 		return;
 	cdcshm_request();
 	launcher_register();

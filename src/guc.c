@@ -20,6 +20,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/varlena.h"
@@ -155,6 +157,43 @@ check_slot_name(char **newval, void **extra, GucSource source)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The slot of a database: cdc_kafka.slot_name with %d replaced by the
+ * database name in lower case, every character but a-z and 0-9 as '_'.
+ * A slot name has at most NAMEDATALEN - 1 bytes: a longer one (a long
+ * database name) keeps its first bytes and ends in '_' and 8 hex digits of
+ * a hash of the whole name, so that names differing only at their end
+ * stay apart, and stays the same from one start to the next.
+ */
+char *
+cdc_slot_name_for(const char *dbname)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (const char *p = cdc_slot_name; *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+		{
+			for (const char *d = dbname; *d; d++)
+				appendStringInfoChar(&buf, !IS_HIGHBIT_SET(*d) && isalnum((unsigned char) *d) ?
+									 pg_tolower((unsigned char) *d) : '_');
+			p++;
+		}
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	if (buf.len > NAMEDATALEN - 1)
+	{
+		uint32		hash = hash_bytes((const unsigned char *) buf.data, buf.len);
+
+		buf.len = NAMEDATALEN - 1 - 9;
+		buf.data[buf.len] = '\0';
+		appendStringInfo(&buf, "_%08x", hash);
+	}
+	return buf.data;
 }
 
 static bool

@@ -949,7 +949,8 @@ refuse_table_name(Relation rel, const char *filter)
 	Datum		values[1] = {CStringGetTextDatum(filter)};
 	bool		names_table;
 
-	if (strspn(filter, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.\"") != strlen(filter) ||
+	if (filter[0] == '\0' ||
+		strspn(filter, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.\"") != strlen(filter) ||
 		get_attnum(RelationGetRelid(rel), filter) != InvalidAttrNumber)
 		return;
 	SPI_connect();
@@ -1033,10 +1034,6 @@ check_table(Relation rel, const char *filter)
 	CdcOptions	opts;
 	TableReader *r;
 
-	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
 	if (pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -1045,6 +1042,14 @@ check_table(Relation rel, const char *filter)
 	foreach(lc, captured_tables(cdc_publication_name))
 		if (((SnapTable *) lfirst(lc))->relid == RelationGetRelid(rel))
 			st = lfirst(lc);
+	if (st == NULL && rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot snapshot \"%s\": it is a partitioned table", RelationGetRelationName(rel)),
+				 errdetail("Publication \"%s\" streams the changes of its partitions, each as its own table.",
+						   cdc_publication_name),
+				 errhint("Snapshot its partitions: SELECT cdc_kafka.snapshot(VARIADIC ARRAY(SELECT relid FROM pg_partition_tree('%s') WHERE isleaf));",
+						 RelationGetRelationName(rel))));
 	if (st == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -1081,7 +1086,7 @@ run_as_queue_owner(const char *sql, int nargs, Oid *types, Datum *values, const 
 static int64
 request_snapshot(Oid relid, const char *filter)
 {
-	Relation	rel = try_relation_open(relid, AccessShareLock);
+	Relation	rel;
 	TableReader *r;
 	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID};
 	Datum		values[5];
@@ -1089,6 +1094,8 @@ request_snapshot(Oid relid, const char *filter)
 	bool		isnull;
 	int64		id;
 
+	cdc_check_table_arg(relid, "snapshot");
+	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -1125,23 +1132,15 @@ Datum
 cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	ArrayType  *tables = PG_GETARG_ARRAYTYPE_P(0);
-	Datum	   *elems;
-	bool	   *nulls;
 	int			n;
+	Oid		   *relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	deconstruct_array(tables, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT, &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
 	{
-		Datum		id;
+		Datum		id = Int64GetDatum(request_snapshot(relids[i], NULL));
 		bool		isnull = false;
 
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("table must not be null")));
-		id = Int64GetDatum(request_snapshot(DatumGetObjectId(elems[i]), NULL));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
 	}
 	wake_worker();
@@ -1152,8 +1151,15 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
 {
-	int64		id = request_snapshot(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	int64		id;
 
+	cdc_refuse_null_arg(fcinfo, 0, "tbl", "snapshot");
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"filter\" of cdc_kafka.snapshot() must not be null"),
+				 errhint("For every row of the table call cdc_kafka.snapshot(table) without a filter.")));
+	id = request_snapshot(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	wake_worker();
 	PG_RETURN_INT64(id);
 }
@@ -1163,15 +1169,28 @@ Datum
 cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
 {
 	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {PG_GETARG_DATUM(0)};
+	Datum		values[1];
 	bool		cancelled;
+	bool		exists = true;
 
+	cdc_refuse_null_arg(fcinfo, 0, "id", "cancel_snapshot");
+	values[0] = PG_GETARG_DATUM(0);
 	SPI_connect();
 	run_as_queue_owner("UPDATE cdc_kafka.snapshots SET state = 'cancelled', finished_at = now() "
 					   "WHERE id = $1 AND state IN ('pending', 'running')",
 					   1, types, values, NULL);
 	cancelled = SPI_processed == 1;
+	if (!cancelled)
+	{
+		run_as_queue_owner("SELECT 1 FROM cdc_kafka.snapshots WHERE id = $1", 1, types, values, NULL);
+		exists = SPI_processed == 1;
+	}
 	SPI_finish();
+	if (!exists)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("snapshot request " INT64_FORMAT " does not exist", PG_GETARG_INT64(0)),
+				 errhint("cdc_kafka.snapshot_progress lists the requests by id.")));
 	if (cancelled)
 		wake_worker();
 	PG_RETURN_BOOL(cancelled);

@@ -45,6 +45,7 @@
 #include "access/xlogutils.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
+#include "common/string.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -321,22 +322,26 @@ progress_write(const char *slot, TableProgress *tp, int n)
 	durable_rename(tmp, path, ERROR);
 }
 
-/* Read the progress file; NULL if there is none. */
+/*
+ * Read the progress file; NULL if there is none.  A line holds a table's
+ * whole key in hex, so it can be of any length: read whole lines.
+ */
 static TableProgress *
 progress_read(const char *slot, int *n)
 {
 	FILE	   *f = AllocateFile(progress_path(slot), "r");
 	TableProgress *tp = NULL;
-	char		line[8192];
+	StringInfoData line;
 	int			cap = 0;
 
 	*n = 0;
 	if (f == NULL)
 		return NULL;
-	while (fgets(line, sizeof(line), f) != NULL)
+	initStringInfo(&line);
+	while (pg_get_line_buf(f, &line))
 	{
 		char	   *save = NULL;
-		char	   *tok = strtok_r(line, " \n", &save);
+		char	   *tok = strtok_r(line.data, " \n", &save);
 		TableProgress *t;
 
 		if (tok == NULL)
@@ -353,8 +358,8 @@ progress_read(const char *slot, int *n)
 		t->done = tok != NULL && strcmp(tok, "done") == 0;
 		tok = strtok_r(NULL, " \n", &save);
 		t->rows = tok ? strtoll(tok, NULL, 10) : 0;
-		t->keys = palloc(sizeof(char *) * 32);
-		while ((tok = strtok_r(NULL, " \n", &save)) != NULL && t->nkeys < 32)
+		t->keys = palloc(sizeof(char *) * INDEX_MAX_KEYS);
+		while ((tok = strtok_r(NULL, " \n", &save)) != NULL && t->nkeys < INDEX_MAX_KEYS)
 		{
 			size_t		len = strlen(tok + 1);
 			char	   *text = palloc(len / 2 + 1);
@@ -365,6 +370,7 @@ progress_read(const char *slot, int *n)
 		if (t->nkeys == 0)
 			t->keys = NULL;
 	}
+	pfree(line.data);
 	FreeFile(f);
 	return tp;
 }

@@ -119,12 +119,9 @@ slot_release_requested(void)
 	return result;
 }
 
-/*
- * pattern with %d replaced by the database name; as_identifier: lower case,
- * other characters than letters and digits as '_' (a slot name's rules).
- */
+/* pattern with %d replaced by the database name */
 static char *
-with_dbname(const char *pattern, bool as_identifier)
+with_dbname(const char *pattern)
 {
 	StringInfoData buf;
 
@@ -133,9 +130,7 @@ with_dbname(const char *pattern, bool as_identifier)
 	{
 		if (p[0] == '%' && p[1] == 'd')
 		{
-			for (const char *d = my_dbname; *d; d++)
-				appendStringInfoChar(&buf, !as_identifier ? *d :
-									 isalnum((unsigned char) *d) ? pg_tolower((unsigned char) *d) : '_');
+			appendStringInfoString(&buf, my_dbname);
 			p++;
 		}
 		else
@@ -144,11 +139,35 @@ with_dbname(const char *pattern, bool as_identifier)
 	return buf.data;
 }
 
-/* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
+/* The slot name: see cdc_slot_name_for(). */
 static char *
 slot_name(void)
 {
-	return with_dbname(cdc_slot_name, true);
+	return cdc_slot_name_for(my_dbname);
+}
+
+/*
+ * Another database of cdc_kafka.databases whose slot would have our
+ * slot's name (a slot_name without %d, or names that differ only in case
+ * or punctuation), or NULL.
+ */
+static char *
+slot_shared_with(const char *slot)
+{
+	char	   *copy = pstrdup(cdc_databases);
+	List	   *names;
+	ListCell   *lc;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		return NULL;
+	foreach(lc, names)
+	{
+		char	   *db = lfirst(lc);
+
+		if (strcmp(db, my_dbname) != 0 && strcmp(cdc_slot_name_for(db), slot) == 0)
+			return db;
+	}
+	return NULL;
 }
 
 /*
@@ -163,7 +182,7 @@ topic_prefix(void)
 
 	initStringInfo(&buf);
 	encoder_sanitize_topic_utf8(&buf, encoder_name_utf8(cdc_topic_prefix[0] != '\0' ?
-													   with_dbname(cdc_topic_prefix, false) :
+													   with_dbname(cdc_topic_prefix) :
 													   my_dbname));
 	return buf.data;
 }
@@ -796,6 +815,16 @@ run_session(void)
 	if (session_fingerprint != NULL)
 		pfree(session_fingerprint);
 	session_fingerprint = MemoryContextStrdup(TopMemoryContext, config_fingerprint());
+	if (slot_shared_with(slot) != NULL)
+	{
+		set_state(CDC_STATE_ERROR,
+				  psprintf("replication slot name \"%s\" is also the slot name of database \"%s\": "
+						   "give cdc_kafka.slot_name a %%d, or rename one of the databases",
+						   slot, slot_shared_with(slot)),
+				  WARNING);
+		cdcshm_set_error(MyStatus, MyStatus->detail);
+		return;
+	}
 	if (!prepare_publication())
 		return;
 	(void) take_command();		/* whatever was asked before now is done by starting */

@@ -21,6 +21,7 @@
 
 #include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
+#include "fmgr.h"
 #include "storage/lwlock.h"
 
 /* ---- settings (guc.c) ---------------------------------------------------- */
@@ -60,6 +61,13 @@ extern int	cdc_poll_interval_ms;
 extern int	cdc_restart_delay_s;
 
 extern void cdcguc_define(void);
+extern char *cdc_slot_name_for(const char *dbname);
+
+/* api.c: the checks of the SQL functions' arguments */
+extern void cdc_refuse_null_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
+								const char *func);
+extern void cdc_check_table_arg(Oid relid, const char *verb);
+extern Oid *cdc_table_args(FunctionCallInfo fcinfo, const char *func, const char *verb, int *n);
 
 /* ---- shared status (shmem.c) ---------------------------------------------- */
 
