@@ -9,3 +9,4 @@ CREATE TABLE public.ren_cols (id int PRIMARY KEY, old_name text, kept int);
 -- in every profile's publication (the filtered one too), so that every
 -- Debezium engine decodes them
 ALTER PUBLICATION dbz_filtered ADD TABLE public.ren_before, public.ren_cols;
+ALTER PUBLICATION dbz_partroot ADD TABLE public.ren_before, public.ren_cols;

@@ -18,7 +18,8 @@ DO $$
 BEGIN
 	FOR i IN 1 .. 1200 LOOP
 		IF (SELECT bool_and(confirmed_flush_lsn > current_setting('ren.mark')::pg_lsn)
-			  FROM pg_replication_slots WHERE slot_name LIKE 'dbz\_%') THEN
+			  FROM pg_replication_slots
+			 WHERE slot_name LIKE 'dbz\_%' AND database = current_database()) THEN
 			RETURN;
 		END IF;
 		PERFORM pg_sleep(0.1);
