@@ -785,8 +785,8 @@ use Test::More;
 my @clusters;
 
 # CdcKafka::Cluster->start(nodes => 1|3, partitions => N, set => [k=v, ...], name => ...)
-# Picks a random base port (kafka.sh refuses ports in use: then another
-# is tried) under tmp_check, and returns the cluster.
+# Picks a random base port (kafka.sh refuses ports in use, and a broker
+# can lose a race for one: then another is tried) under tmp_check, and returns the cluster.
 sub start
 {
 	my ($class, %opt) = @_;
@@ -814,7 +814,9 @@ sub start
 			note(sprintf("Kafka: %d node(s) at %s in %.1f s (%s)", $nodes, $out, time - $t0, $dir));
 			return $self;
 		}
-		if ($err =~ /is in use/)
+		# a port free when kafka.sh checked it can be taken before the
+		# broker binds it (another suite's broker or server): try another
+		if ($err =~ /is in use/ || bind_failed($dir))
 		{
 			note("Kafka base port $base taken, trying another");
 			next;
@@ -822,6 +824,21 @@ sub start
 		BAIL_OUT("kafka.sh start failed:\n$err");
 	}
 	BAIL_OUT('no free port base for Kafka after 10 attempts');
+}
+
+# Did a node of the cluster in $dir fail to bind its port?
+sub bind_failed
+{
+	my ($dir) = @_;
+	for my $log (glob("$dir/node*/server.log"))
+	{
+		open(my $fh, '<', $log) or next;
+		while (my $line = <$fh>)
+		{
+			return 1 if $line =~ /Address already in use/;
+		}
+	}
+	return 0;
 }
 
 sub bootstrap { $_[0]{bootstrap} }
