@@ -451,7 +451,8 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 		release_slot(ws);
 	PG_TRY();
 	{
-		slot_call("SELECT pg_catalog.pg_replication_slot_advance($1::pg_catalog.name, $2)", slot, LSNGetDatum(lsn), PG_LSNOID);
+		slot_call("SELECT pg_catalog.pg_replication_slot_advance($1::pg_catalog.name, $2)",
+				  slot, LSNGetDatum(lsn), PG_LSNOID);
 	}
 	PG_FINALLY();
 	{

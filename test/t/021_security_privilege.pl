@@ -41,7 +41,8 @@ my $node = new_node(
 	bootstrap => $kafka->bootstrap,
 	databases => 'shop',
 	create_extension => 0,
-	conf => "cdc_kafka.schemas = off\ncdc_kafka.topic_prefix = 'sec'\ncdc_kafka.restart_delay = 1\n");
+	conf => "cdc_kafka.schemas = off\ncdc_kafka.topic_prefix = 'sec'\ncdc_kafka.restart_delay = 1\n"
+	  . "cdc_kafka.incremental_snapshot_chunk_size = 2\n");
 
 # ---- mallory and her traps ---------------------------------------------------------
 
@@ -238,6 +239,21 @@ $id = as_mallory(q{SELECT cdc_kafka.snapshot('mal.trap2', $$mal.pass(v, 'own-fil
 is(wait_job($id), 'done', 'B: mallory\'s own filtered snapshot is done');
 is(worker_calls('own-filter'), 'mallory false', 'B: her filter ran as mallory');
 is(events('sec.mal.trap2'), 'c:1 c:2 c:3 r:1 r:2 r:3 r:1 r:2 r:3', 'B: her snapshot arrives');
+
+# a key of an extension's type (citext, in public): the chunks follow its own
+# ordering operator, named with its schema (text's would repeat (1,a) after (1,B))
+$node->safe_psql('shop', q{
+CREATE EXTENSION citext SCHEMA public;
+CREATE TABLE public.codes (id int, code public.citext, PRIMARY KEY (id, code));
+INSERT INTO public.codes VALUES (1, 'a'), (1, 'B'), (1, 'c'), (2, 'A'), (2, 'b');
+});
+ok($kafka->wait_for_records('sec.public.codes', 5, 60), 'B: the inserts into codes arrive');
+$id = $node->safe_psql('shop', "SELECT cdc_kafka.snapshot('public.codes')");
+is(wait_job($id), 'done', 'B: the snapshot of codes is done');
+my @codes;
+$kafka->consume_each('sec.public.codes',
+	sub { my $v = $json->decode($_[0]{value}); push @codes, "$v->{after}{id}$v->{after}{code}" if $v->{op} eq 'r'; });
+is(join(' ', @codes), '1a 1B 1c 2A 2b', 'B: each row of codes once, in citext order, over three chunks');
 
 # ---- C: cancel_snapshot() with mallory's "=" for bigint first in search_path --------------
 
