@@ -311,8 +311,8 @@ include_list_sql(void)
 			*dot = '\0';
 			appendStringInfo(&buf, "%s.%s", quote_identifier(name), quote_identifier(dot + 1));
 		}
-		else
-			appendStringInfoString(&buf, quote_identifier(name));
+		else					/* not left to the worker's search_path */
+			appendStringInfo(&buf, "public.%s", quote_identifier(name));
 	}
 	return buf.data;
 }
