@@ -5,6 +5,11 @@
 
 -- The functions with arguments are not STRICT: a null argument is an error
 -- (raised by the function, like its other argument checks), not a null result.
+--
+-- As PostgreSQL asks of extension scripts: every function, operator and
+-- type in an expression (defaults, checks, views) is named with its schema,
+-- so that nothing found through a schema another role can create objects in
+-- is bound into the extension's objects.
 
 -- The Debezium release whose record format the output plugin reproduces.
 CREATE FUNCTION cdc_kafka.debezium_version()
@@ -105,15 +110,24 @@ CREATE TABLE cdc_kafka.snapshots (
 	id bigserial PRIMARY KEY,
 	table_oid oid NOT NULL,
 	table_name text NOT NULL,
-	kind text NOT NULL CHECK (kind IN ('incremental', 'initial', 'resumed', 'startup')),
+	kind text NOT NULL CHECK (kind OPERATOR(pg_catalog.=)
+		ANY ('{incremental,initial,resumed,startup}'::pg_catalog.text[])),
 	filter text,
+	-- the filter as the worker runs it: resolved by cdc_kafka.snapshot() in
+	-- the caller's search_path, every name search_path pg_catalog would not
+	-- find qualified
+	filter_sql text,
 	requested_by regrole NOT NULL,
+	-- whether requested_by was a superuser when it asked: the worker refuses
+	-- a request of a role that became one since (see README, Security)
+	requested_by_superuser boolean NOT NULL DEFAULT false,
 	state text NOT NULL DEFAULT 'pending'
-		CHECK (state IN ('pending', 'running', 'done', 'cancelled', 'failed')),
+		CHECK (state OPERATOR(pg_catalog.=)
+			ANY ('{pending,running,done,cancelled,failed}'::pg_catalog.text[])),
 	last_key text[],
 	rows_sent bigint NOT NULL DEFAULT 0,
 	rows_estimated bigint,
-	requested_at timestamptz NOT NULL DEFAULT now(),
+	requested_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
 	started_at timestamptz,
 	finished_at timestamptz,
 	error text
@@ -146,8 +160,10 @@ COMMENT ON FUNCTION cdc_kafka.cancel_snapshot(bigint) IS
 
 CREATE VIEW cdc_kafka.snapshot_progress AS
 	SELECT id, table_name, kind, state, filter, rows_sent, rows_estimated,
-		CASE WHEN state = 'done' THEN 100
-			WHEN rows_estimated > 0 THEN least(99, round(100.0 * rows_sent / rows_estimated))
+		CASE WHEN state OPERATOR(pg_catalog.=) 'done' THEN 100
+			WHEN rows_estimated OPERATOR(pg_catalog.>) 0 THEN least(99,
+				pg_catalog.round(100.0 OPERATOR(pg_catalog.*) rows_sent::pg_catalog.numeric
+					OPERATOR(pg_catalog./) rows_estimated::pg_catalog.numeric))
 		END AS percent,
 		requested_by, requested_at, started_at, finished_at, error
 	FROM cdc_kafka.snapshots ORDER BY id;
@@ -173,8 +189,9 @@ LANGUAGE C VOLATILE STRICT;
 CREATE VIEW cdc_kafka.status AS
 	SELECT database, pid, state, detail, slot_name, publication, topic_prefix,
 		confirmed_lsn, read_lsn,
-		CASE WHEN confirmed_lsn IS NOT NULL AND NOT pg_is_in_recovery()
-			THEN pg_wal_lsn_diff(pg_current_wal_flush_lsn(), confirmed_lsn)::bigint
+		CASE WHEN confirmed_lsn IS NOT NULL AND NOT pg_catalog.pg_is_in_recovery()
+			THEN pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_flush_lsn(),
+				confirmed_lsn)::pg_catalog.int8
 		END AS lag_bytes,
 		lag_seconds, records_sent, bytes_sent, inflight_records, inflight_bytes,
 		retries, last_ack_time, last_error, last_error_time, broker,
@@ -196,6 +213,9 @@ COMMENT ON VIEW cdc_kafka.table_stats IS
 
 -- ---- privileges ------------------------------------------------------------------------
 -- Superusers only by default; grant to a role of your choice (see README: cdc_kafka_admin).
+-- The tables are the extension owner's alone: the worker trusts what
+-- cdc_kafka.snapshots says (a role, a filter), so nobody else may write it;
+-- cdc_kafka.snapshot() and cancel_snapshot() write it on the caller's behalf.
 
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cdc_kafka FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cdc_kafka.debezium_version() TO PUBLIC;

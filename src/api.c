@@ -394,9 +394,11 @@ tables_result(FunctionCallInfo fcinfo)
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	SPI_connect();
-	SPI_execute_with_args("SELECT format('%I.%I', schemaname, tablename)::regclass "
-						  "FROM pg_publication_tables WHERE pubname = $1 "
-						  "AND schemaname <> '" CDC_EXTENSION_SCHEMA "' ORDER BY 1::text",
+	SPI_execute_with_args("SELECT pg_catalog.format('%I.%I', schemaname, tablename)::pg_catalog.regclass "
+						  "FROM pg_catalog.pg_publication_tables "
+						  "WHERE pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name "
+						  "AND schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name "
+						  "ORDER BY 1::pg_catalog.text",
 						  1, types, values, NULL, true, 0);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -578,7 +580,8 @@ slot_exists(const char *slot)
 	bool		exists;
 
 	SPI_connect();
-	SPI_execute_with_args("SELECT 1 FROM pg_replication_slots WHERE slot_name = $1",
+	SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_replication_slots "
+						  "WHERE slot_name OPERATOR(pg_catalog.=) $1::pg_catalog.name",
 						  1, types, values, NULL, true, 1);
 	exists = SPI_processed > 0;
 	SPI_finish();
@@ -602,7 +605,8 @@ cdc_kafka_create_slot(PG_FUNCTION_ARGS)
 	char	   *slot = my_slot_name();
 
 	if (!slot_exists(slot))
-		slot_call("SELECT pg_create_logical_replication_slot($1, 'cdc_kafka')", slot, 0, InvalidOid);
+		slot_call("SELECT pg_catalog.pg_create_logical_replication_slot($1::pg_catalog.name, "
+				  "'cdc_kafka'::pg_catalog.name)", slot, 0, InvalidOid);
 	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(slot)));
 }
 
@@ -628,7 +632,7 @@ cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" does not exist", slot)));
-	slot_call("SELECT pg_drop_replication_slot($1)", slot, 0, InvalidOid);
+	slot_call("SELECT pg_catalog.pg_drop_replication_slot($1::pg_catalog.name)", slot, 0, InvalidOid);
 	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
 						 GetUserNameFromId(GetUserId(), false))));
 	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(slot)));
@@ -675,7 +679,8 @@ slot_confirmed_lsn(const char *slot, XLogRecPtr *confirmed)
 	bool		isnull = true;
 
 	SPI_connect();
-	SPI_execute_with_args("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = $1",
+	SPI_execute_with_args("SELECT confirmed_flush_lsn FROM pg_catalog.pg_replication_slots "
+						  "WHERE slot_name OPERATOR(pg_catalog.=) $1",
 						  1, types, values, NULL, true, 1);
 	exists = SPI_processed > 0;
 	if (exists)
@@ -722,7 +727,8 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 		release_slot(ws);
 	PG_TRY();
 	{
-		slot_call("SELECT pg_replication_slot_advance($1, $2)", slot, LSNGetDatum(lsn), PG_LSNOID);
+		slot_call("SELECT pg_catalog.pg_replication_slot_advance($1::pg_catalog.name, $2)",
+				  slot, LSNGetDatum(lsn), PG_LSNOID);
 	}
 	PG_FINALLY();
 	{

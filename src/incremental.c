@@ -13,8 +13,9 @@
  *	   with a token naming the chunk) and flush it;
  *	2. make sure the read sees every transaction whose commit record
  *	   precedes the low watermark (see below);
- *	3. read the chunk (as the role that asked, with its row filter) and
- *	   write the high watermark;
+ *	3. read the chunk (as the role that asked, with its row filter, or
+ *	   for a superuser's request and the worker's own as the table's
+ *	   owner: see reading_role()) and write the high watermark;
  *	4. decoding goes on meanwhile: once it passes the low watermark, any
  *	   change to a key of the chunk drops that key's row from the chunk
  *	   (the change is as new or newer);
@@ -76,6 +77,10 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_collate.h"
+#include "parser/parse_expr.h"
+#include "parser/parse_relation.h"
 #include "parser/parser.h"
 #include "replication/message.h"
 #include "storage/proc.h"
@@ -86,11 +91,13 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "compat.h"
+#include "privilege.h"
 #include "snapshot.h"
 #include "worker.h"
 
@@ -100,6 +107,9 @@ PG_FUNCTION_INFO_V1(cdc_kafka_cancel_snapshot);
 
 /* How long a chunk waits for a commit to end before it says so in the log. */
 #define COMMIT_WAIT_WARN_MS	10000
+/* A request still to do, in SQL with nothing left to the search_path. */
+#define JOB_ACTIVE	"state OPERATOR(pg_catalog.=) ANY ('{pending,running}'::pg_catalog.text[])"
+
 /* How often an idle session looks for new requests. */
 #define REQUEST_POLL_MS		1000
 
@@ -149,7 +159,9 @@ typedef struct IncState
 	/* the job (a row of cdc_kafka.snapshots) */
 	int64		job;
 	Oid			relid;
-	Oid			role;
+	Oid			requester;		/* requested_by */
+	bool		by_superuser;	/* requested_by_superuser */
+	Oid			role;			/* who reads the table: reading_role() */
 	TableReader *reader;
 	ArrayType  *last_key;		/* where the next chunk starts, or NULL */
 	int64		rows_sent;
@@ -219,8 +231,9 @@ end_job_sql(void *arg)
 		values[2] = CStringGetTextDatum(je->error);
 		nulls[2] = ' ';
 	}
-	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET state = $2, error = $3, finished_at = now() "
-						  "WHERE id = $1 AND state IN ('pending', 'running')",
+	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET state = $2, error = $3, "
+						  "finished_at = pg_catalog.now() "
+						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE,
 						  3, types, values, nulls, false, 0);
 }
 
@@ -264,7 +277,9 @@ typedef struct JobRow
 	int64		id;
 	Oid			relid;
 	Oid			role;
-	char	   *filter;
+	bool		by_superuser;	/* the role was a superuser when it asked */
+	bool		unresolved;		/* a filter, not written by cdc_kafka.snapshot() */
+	char	   *filter;			/* filter_sql: as cdc_kafka.snapshot() resolved it */
 	ArrayType  *last_key;
 	int64		rows;
 } JobRow;
@@ -278,9 +293,9 @@ next_job_sql(void *arg)
 	HeapTuple	tup;
 	MemoryContext old;
 
-	SPI_execute("SELECT id, table_oid, requested_by, filter, last_key, rows_sent "
-				"FROM cdc_kafka.snapshots WHERE state IN ('pending', 'running') "
-				"ORDER BY id LIMIT 1", true, 1);
+	SPI_execute("SELECT id, table_oid, requested_by, filter_sql, last_key, rows_sent, "
+				"requested_by_superuser, filter IS NOT NULL AND filter_sql IS NULL "
+				"FROM cdc_kafka.snapshots WHERE " JOB_ACTIVE " ORDER BY id LIMIT 1", true, 1);
 	if (SPI_processed == 0)
 		return;
 	desc = SPI_tuptable->tupdesc;
@@ -297,10 +312,12 @@ next_job_sql(void *arg)
 		jr->last_key = isnull ? NULL : DatumGetArrayTypePCopy(d);
 	}
 	jr->rows = DatumGetInt64(SPI_getbinval(tup, desc, 6, &isnull));
+	jr->by_superuser = DatumGetBool(SPI_getbinval(tup, desc, 7, &isnull));
+	jr->unresolved = DatumGetBool(SPI_getbinval(tup, desc, 8, &isnull));
 	MemoryContextSwitchTo(old);
 	SPI_execute(psprintf("UPDATE cdc_kafka.snapshots SET state = 'running', "
-						 "started_at = coalesce(started_at, now()) WHERE id = " INT64_FORMAT,
-						 jr->id), false, 0);
+						 "started_at = coalesce(started_at, pg_catalog.now()) "
+						 "WHERE id OPERATOR(pg_catalog.=) " INT64_FORMAT, jr->id), false, 0);
 }
 
 /* The publication's column list and row filter of the job's table. */
@@ -325,6 +342,37 @@ typedef struct OpenJob
 	const char *error;
 } OpenJob;
 
+/*
+ * Who reads the table for a request, decided again now (the request may
+ * be old, the role changed since): the role that asked, if it still exists
+ * and may read the table; for a superuser's request and the worker's own
+ * (initial, startup, resumed), the table's owner, whose code the read may
+ * run.  Returns why not, or NULL.
+ */
+static const char *
+reading_role(Oid relid, Oid requester, bool by_superuser, Oid *role)
+{
+	Oid			owner = cdc_rel_owner(relid);
+	char	   *name = GetUserNameFromId(requester, true);
+
+	if (!OidIsValid(owner))
+		return "the table was dropped";
+	if (name == NULL)
+		return "the role that asked for it no longer exists";
+	if (superuser_arg(requester))
+	{
+		if (!by_superuser)
+			return psprintf("role \"%s\" became a superuser after it asked for the snapshot; "
+							"a superuser must ask again", name);
+		*role = owner;
+		return NULL;
+	}
+	if (pg_class_aclcheck(relid, requester, ACL_SELECT) != ACLCHECK_OK)
+		return psprintf("role \"%s\" no longer has SELECT on the table", name);
+	*role = requester;
+	return NULL;
+}
+
 static void
 open_job_sql(void *arg)
 {
@@ -334,6 +382,17 @@ open_job_sql(void *arg)
 	if (st == NULL)
 	{
 		oj->error = "the table is no longer captured (or was dropped)";
+		return;
+	}
+	if (oj->jr->unresolved)
+	{
+		oj->error = "the request has a filter but no filter_sql: ask with cdc_kafka.snapshot()";
+		return;
+	}
+	oj->error = reading_role(oj->jr->relid, oj->jr->role, oj->jr->by_superuser, &inc->role);
+	if (oj->error != NULL)
+	{
+		oj->error = MemoryContextStrdup(inc->jobcxt, oj->error);
 		return;
 	}
 	inc->reader = reader_open(oj->jr->relid, st->columns, st->rowfilter, oj->jr->filter,
@@ -356,7 +415,9 @@ load_next_job(void)
 		return false;
 	inc->job = jr.id;
 	inc->relid = jr.relid;
-	inc->role = jr.role;
+	inc->role = InvalidOid;		/* reading_role() says */
+	inc->requester = jr.role;
+	inc->by_superuser = jr.by_superuser;
 	inc->last_key = jr.last_key;
 	inc->rows_sent = jr.rows;
 	in_transaction(open_job_sql, &oj);
@@ -377,8 +438,8 @@ job_state_sql(void *arg)
 {
 	bool	   *active = arg;
 
-	SPI_execute(psprintf("SELECT 1 FROM cdc_kafka.snapshots WHERE id = " INT64_FORMAT
-						 " AND state IN ('pending', 'running')", inc->job), true, 1);
+	SPI_execute(psprintf("SELECT 1 FROM cdc_kafka.snapshots WHERE id OPERATOR(pg_catalog.=) "
+						 INT64_FORMAT " AND " JOB_ACTIVE, inc->job), true, 1);
 	*active = SPI_processed == 1;
 }
 
@@ -406,8 +467,8 @@ progress_sql(void *arg)
 	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET "
 						  "last_key = coalesce($2, last_key), rows_sent = $3, "
 						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
-						  "finished_at = CASE WHEN $4 THEN now() END "
-						  "WHERE id = $1 AND state IN ('pending', 'running')",
+						  "finished_at = CASE WHEN $4 THEN pg_catalog.now() END "
+						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE,
 						  4, types, values, nulls, false, 0);
 }
 
@@ -606,16 +667,21 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 	e->row = inc->nrows++;
 }
 
-/* Run the chunk's SELECT as the role that asked for the snapshot. */
+/* Run the chunk's SELECT as the role chosen by reading_role(). */
 static void
 select_chunk(void)
 {
 	TableReader *r = inc->reader;
-	Oid			save_user;
-	int			save_sec;
+	CdcAsRole	as;
 	Oid		   *types = palloc(sizeof(Oid) * r->nkeys);
 	Datum	   *values = NULL;
 	int			n = 0;
+	const char *refused = reading_role(inc->relid, inc->requester, inc->by_superuser, &inc->role);
+
+	if (refused != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s", refused)));
 
 	for (int k = 0; k < r->nkeys; k++)
 		types[k] = TEXTOID;
@@ -625,12 +691,10 @@ select_chunk(void)
 		ereport(ERROR,
 				(errmsg("the key of the table changed while it was being read (%d columns, was %d)",
 						r->nkeys, n)));
-	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(inc->role, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
+	cdc_as_role_begin(&as, inc->role);
 	SPI_execute_with_args(reader_sql(r, inc->last_key != NULL, cdc_incremental_chunk_size),
 						  inc->last_key != NULL ? r->nkeys : 0, types, values, NULL, true, 0);
-	SetUserIdAndSecContext(save_user, save_sec);
+	cdc_as_role_end(&as);
 }
 
 static ArrayType *
@@ -913,12 +977,17 @@ request_all_sql(void *arg)
 	Datum		values[3] = {CStringGetTextDatum(ra->publication),
 		ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID), CStringGetTextDatum(ra->kind)};
 
-	SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, requested_by, rows_estimated) "
-						  "SELECT c.oid, format('%I.%I', n.nspname, c.relname), $3, $2, greatest(c.reltuples, 0) "
-						  "FROM pg_publication_tables pt "
-						  "JOIN pg_namespace n ON n.nspname = pt.schemaname "
-						  "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "
-						  "WHERE pt.pubname = $1 AND pt.schemaname <> '" CDC_EXTENSION_SCHEMA "' "
+	/* the worker's own request: each table is read by its owner */
+	SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, "
+						  "requested_by, requested_by_superuser, rows_estimated) "
+						  "SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname), $3, $2, true, "
+						  "greatest(c.reltuples, 0::pg_catalog.float4) "
+						  "FROM pg_catalog.pg_publication_tables pt "
+						  "JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname "
+						  "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid "
+						  "AND c.relname OPERATOR(pg_catalog.=) pt.tablename "
+						  "WHERE pt.pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name "
+						  "AND pt.schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name "
 						  "ORDER BY pt.schemaname, pt.tablename",
 						  3, types, values, NULL, false, 0);
 }
@@ -954,7 +1023,7 @@ refuse_table_name(Relation rel, const char *filter)
 		get_attnum(RelationGetRelid(rel), filter) != InvalidAttrNumber)
 		return;
 	SPI_connect();
-	SPI_execute_with_args("SELECT to_regclass($1) IS NOT NULL", 1, types, values, NULL, true, 1);
+	SPI_execute_with_args("SELECT pg_catalog.to_regclass($1) IS NOT NULL", 1, types, values, NULL, true, 1);
 	names_table = SPI_processed == 1 &&
 		strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") == 0;
 	SPI_finish();
@@ -968,16 +1037,49 @@ refuse_table_name(Relation rel, const char *filter)
 }
 
 /*
+ * The filter as the worker runs it: analysed here, as the caller and with
+ * the caller's search_path (the functions, operators and tables it means),
+ * then written back with every name that search_path pg_catalog would not
+ * find qualified, so that the worker, whose search_path is that, runs
+ * exactly what was checked.
+ */
+static char *
+resolve_filter(Relation rel, Node *raw)
+{
+	ParseState *pstate = make_parsestate(NULL);
+	ParseNamespaceItem *nsitem;
+	Node	   *expr;
+	CdcAsRole	as;
+	char	   *result;
+
+	nsitem = addRangeTableEntryForRelation(pstate, rel, AccessShareLock, NULL, false, true);
+	addNSItemToQuery(pstate, nsitem, true, true, true);
+	expr = transformExpr(pstate, raw, EXPR_KIND_WHERE);
+	expr = coerce_to_boolean(pstate, expr, "WHERE");
+	assign_expr_collations(pstate, expr);
+	cdc_as_role_begin(&as, GetUserId());
+	result = deparse_expression(expr, deparse_context_for(RelationGetRelationName(rel),
+														  RelationGetRelid(rel)),
+								false, false);
+	cdc_as_role_end(&as);
+	free_parsestate(pstate);
+	return result;
+}
+
+/*
  * The filter must be one condition: parsed alone as an expression, then
  * analysed against the table.  Anything else (a second statement, a
  * FROM, a UNION smuggled in) is refused before it reaches the worker.
+ * Returns it as the worker is to run it (resolve_filter()).
  */
-static void
+static char *
 check_filter(Relation rel, const char *filter)
 {
 	ErrorContextCallback cb = {error_context_stack, filter_context, (void *) filter};
 	List	   *raw;
 	SelectStmt *sel = NULL;
+	CdcAsRole	as;
+	char	   *resolved;
 
 	refuse_table_name(rel, filter);
 	error_context_stack = &cb;
@@ -993,14 +1095,19 @@ check_filter(Relation rel, const char *filter)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("row filter must be a single condition on the table's columns"),
 				 errhint("Write it as the part of a WHERE clause after WHERE, for example: region = 'EU' AND id > 1000.")));
+	resolved = resolve_filter(rel, ((ResTarget *) linitial(sel->targetList))->val);
+	/* and what the worker will run must plan: as this role, with its search_path */
 	SPI_connect();
+	cdc_as_role_begin(&as, GetUserId());
 	if (SPI_prepare(psprintf("SELECT 1 FROM %s.%s WHERE (%s)",
 							 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
-							 quote_identifier(RelationGetRelationName(rel)), filter),
+							 quote_identifier(RelationGetRelationName(rel)), resolved),
 					0, NULL) == NULL)
 		elog(ERROR, "could not prepare the row filter: %s", SPI_result_code_string(SPI_result));
+	cdc_as_role_end(&as);
 	SPI_finish();
 	error_context_stack = cb.previous;
+	return resolved;
 }
 
 /* A key the chunks can be ordered and resumed by: unique and never null. */
@@ -1025,9 +1132,12 @@ check_key(Relation rel, const TableReader *r)
 				 errhint("Add a primary key.  The initial snapshot of a new slot reads tables without one.")));
 }
 
-/* The captured table relid, checked; its reader (for the key). */
+/*
+ * The captured table relid, checked; its reader (for the key).  With a
+ * filter, *resolved is the filter as the worker is to run it.
+ */
 static TableReader *
-check_table(Relation rel, const char *filter)
+check_table(Relation rel, const char *filter, char **resolved)
 {
 	SnapTable  *st = NULL;
 	ListCell   *lc;
@@ -1060,26 +1170,25 @@ check_table(Relation rel, const char *filter)
 	cdcopt_set_defaults(&opts);
 	r = reader_open(RelationGetRelid(rel), st->columns, NULL, NULL, &opts, CurrentMemoryContext);
 	check_key(rel, r);
-	if (filter != NULL)
-		check_filter(rel, filter);
+	*resolved = filter != NULL ? check_filter(rel, filter) : NULL;
 	return r;
 }
 
 /*
- * Write to the queue as the bootstrap superuser: EXECUTE on the function
- * (and SELECT on the table to read) is what a role needs, not rights on
- * the extension's table.
+ * Write to the queue as its owner (the extension's): EXECUTE on the
+ * function (and SELECT on the table to read) is what a role needs, not
+ * rights on the extension's table, which nobody else may write.  The
+ * caller's search_path stays out (privilege.c): every name in sql is
+ * qualified, and nothing of the caller's runs as the owner.
  */
 static void
 run_as_queue_owner(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
 {
-	Oid			save_user;
-	int			save_sec;
+	CdcAsRole	as;
 
-	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	cdc_as_role_begin(&as, cdc_queue_owner());
 	SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
-	SetUserIdAndSecContext(save_user, save_sec);
+	cdc_as_role_end(&as);
 }
 
 /* Check one table and queue its snapshot; returns the request's id. */
@@ -1088,11 +1197,12 @@ request_snapshot(Oid relid, const char *filter)
 {
 	Relation	rel;
 	TableReader *r;
-	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID};
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', filter ? ' ' : 'n', ' ', ' '};
+	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID, TEXTOID};
+	Datum		values[7];
+	char		nulls[7] = {' ', ' ', filter ? ' ' : 'n', ' ', ' ', ' ', filter ? ' ' : 'n'};
 	bool		isnull;
 	int64		id;
+	char	   *resolved;
 
 	cdc_check_table_arg(relid, "snapshot");
 	rel = try_relation_open(relid, AccessShareLock);
@@ -1100,18 +1210,20 @@ request_snapshot(Oid relid, const char *filter)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("table with OID %u does not exist", relid)));
-	r = check_table(rel, filter);
+	r = check_table(rel, filter, &resolved);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(r->from);
 	values[2] = filter ? CStringGetTextDatum(filter) : (Datum) 0;
 	values[3] = ObjectIdGetDatum(GetUserId());
 	values[4] = Int64GetDatum((int64) r->estimated_rows);
+	values[5] = BoolGetDatum(superuser());
+	values[6] = resolved ? CStringGetTextDatum(resolved) : (Datum) 0;
 	relation_close(rel, NoLock);
 	SPI_connect();
-	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots "
-					   "(table_oid, table_name, kind, filter, requested_by, rows_estimated) "
-					   "VALUES ($1, $2, 'incremental', $3, $4, $5) RETURNING id",
-					   5, types, values, nulls);
+	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, filter, "
+					   "requested_by, rows_estimated, requested_by_superuser, filter_sql) "
+					   "VALUES ($1, $2, 'incremental', $3, $4, $5, $6, $7) RETURNING id",
+					   7, types, values, nulls);
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
 	return id;
@@ -1176,13 +1288,14 @@ cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
 	cdc_refuse_null_arg(fcinfo, 0, "id", "cancel_snapshot");
 	values[0] = PG_GETARG_DATUM(0);
 	SPI_connect();
-	run_as_queue_owner("UPDATE cdc_kafka.snapshots SET state = 'cancelled', finished_at = now() "
-					   "WHERE id = $1 AND state IN ('pending', 'running')",
+	run_as_queue_owner("UPDATE cdc_kafka.snapshots SET state = 'cancelled', "
+					   "finished_at = pg_catalog.now() "
+					   "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE,
 					   1, types, values, NULL);
 	cancelled = SPI_processed == 1;
 	if (!cancelled)
 	{
-		run_as_queue_owner("SELECT 1 FROM cdc_kafka.snapshots WHERE id = $1", 1, types, values, NULL);
+		run_as_queue_owner("SELECT 1 FROM cdc_kafka.snapshots WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, NULL);
 		exists = SPI_processed == 1;
 	}
 	SPI_finish();

@@ -61,8 +61,10 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 #include "compat.h"
+#include "privilege.h"
 #include "snapshot.h"
 #include "worker.h"
 
@@ -98,11 +100,13 @@ captured_tables(const char *publication)
 	MemoryContext cxt = CurrentMemoryContext;
 
 	SPI_connect();
-	SPI_execute_with_args("SELECT c.oid, pt.attnames::text[], pt.rowfilter "
-						  "FROM pg_publication_tables pt "
-						  "JOIN pg_namespace n ON n.nspname = pt.schemaname "
-						  "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "
-						  "WHERE pt.pubname = $1 AND pt.schemaname <> '" CDC_EXTENSION_SCHEMA "' "
+	SPI_execute_with_args("SELECT c.oid, pt.attnames::pg_catalog.text[], pt.rowfilter "
+						  "FROM pg_catalog.pg_publication_tables pt "
+						  "JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname "
+						  "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid "
+						  "AND c.relname OPERATOR(pg_catalog.=) pt.tablename "
+						  "WHERE pt.pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name "
+						  "AND pt.schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name "
 						  "ORDER BY pt.schemaname, pt.tablename",
 						  1, types, values, NULL, true, 0);
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -153,6 +157,7 @@ reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
 	}
 	r = palloc0(sizeof(TableReader));
 	r->relid = relid;
+	r->owner = rel->rd_rel->relowner;
 	r->ri = relinfo_build_standalone(rel, columns, opts, cxt);
 	r->estimated_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
 	r->from = psprintf("%s.%s", quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
@@ -238,6 +243,54 @@ write_read_frame(StringInfo frame, const TableReader *r, const CdcRow *row,
 	recout_end(&ro);
 }
 
+/*
+ * "after the key $1, $2, ...": in the order of the key types' default
+ * btree operators (ORDER BY's), named with their schema, since the
+ * statement must not depend on the search_path.  A row comparison takes
+ * one operator name: keys whose ordering operators differ in name or
+ * schema are compared column by column.
+ */
+static void
+append_after_key(StringInfo sql, const TableReader *r)
+{
+	char	  **gt = palloc(sizeof(char *) * r->nkeys);
+	char	  **eq = palloc(sizeof(char *) * r->nkeys);
+	char	  **arg = palloc(sizeof(char *) * r->nkeys);
+	bool		same = true;
+
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		TypeCacheEntry *tc = lookup_type_cache(r->key_types[k], TYPECACHE_GT_OPR | TYPECACHE_EQ_OPR);
+
+		if (!OidIsValid(tc->gt_opr) || !OidIsValid(tc->eq_opr))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not identify an ordering operator for type %s",
+							format_type_be(r->key_types[k]))));
+		gt[k] = cdc_qualified_operator(tc->gt_opr);
+		eq[k] = cdc_qualified_operator(tc->eq_opr);
+		arg[k] = psprintf("$%d::%s", k + 1, format_type_be_qualified(r->key_types[k]));
+		same &= strcmp(gt[k], gt[0]) == 0;
+	}
+	if (same)
+	{
+		appendStringInfo(sql, "%s %s (", r->key_row, gt[0]);
+		for (int k = 0; k < r->nkeys; k++)
+			appendStringInfo(sql, "%s%s", k > 0 ? ", " : "", arg[k]);
+		appendStringInfoChar(sql, ')');
+		return;
+	}
+	appendStringInfoChar(sql, '(');
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		appendStringInfo(sql, "%s(", k > 0 ? " OR " : "");
+		for (int j = 0; j < k; j++)
+			appendStringInfo(sql, "%s %s %s AND ", quote_identifier(r->key_names[j]), eq[j], arg[j]);
+		appendStringInfo(sql, "%s %s %s)", quote_identifier(r->key_names[k]), gt[k], arg[k]);
+	}
+	appendStringInfoChar(sql, ')');
+}
+
 /* The SELECT of a reader: all rows, or those after a key, in key order. */
 char *
 reader_sql(const TableReader *r, bool after_key, int limit)
@@ -253,13 +306,7 @@ reader_sql(const TableReader *r, bool after_key, int limit)
 	if (r->where != NULL && after_key)
 		appendStringInfoString(&sql, " AND ");
 	if (after_key)
-	{
-		appendStringInfo(&sql, "%s > (", r->key_row);
-		for (int k = 0; k < r->nkeys; k++)
-			appendStringInfo(&sql, "%s$%d::%s", k > 0 ? ", " : "", k + 1,
-							 format_type_be(r->key_types[k]));
-		appendStringInfoChar(&sql, ')');
-	}
+		append_after_key(&sql, r);
 	if (r->order_by != NULL)
 		appendStringInfo(&sql, " ORDER BY %s", r->order_by);
 	if (limit > 0)
@@ -512,6 +559,8 @@ note_sent(InitialRun *run, int t, const TableReader *r, HeapTuple tup, TupleDesc
 /*
  * Read table t of the snapshot through a cursor, cdc_snapshot_fetch_size
  * rows at a time.  One row of lookahead tells the last row of the table.
+ * The table's owner reads it (privilege.c): planning and reading run the
+ * owner's code (index predicates, row security), never as superuser.
  */
 static void
 read_table(InitialRun *run, int t, bool first_table, bool last_table)
@@ -524,6 +573,7 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 	uint64		n;
 	int64		rows = 0;
 	Portal		portal;
+	CdcAsRole	as;
 
 	if (r == NULL)
 	{
@@ -532,9 +582,11 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 		return;
 	}
 	cdcshm_set_snapshot_progress(run->ws, r->from, 0, (int64) r->estimated_rows);
+	cdc_as_role_begin(&as, r->owner);
 	portal = SPI_cursor_open(NULL, SPI_prepare(reader_sql(r, false, 0), 0, NULL),
 							 NULL, NULL, true);
 	SPI_cursor_fetch(portal, true, cdc_snapshot_fetch_size);
+	cdc_as_role_end(&as);
 	batch = SPI_tuptable;
 	n = SPI_processed;
 	while (n > 0 && !run->stopped)
@@ -545,7 +597,9 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 		for (uint64 i = 0; i + 1 < n; i++, rows++)
 			send_row(run, r, batch->vals[i], batch->tupdesc,
 					 read_marker(first_table, last_table, rows == 0, false));
+		cdc_as_role_begin(&as, r->owner);
 		SPI_cursor_fetch(portal, true, cdc_snapshot_fetch_size);
+		cdc_as_role_end(&as);
 		next = SPI_tuptable;
 		nnext = SPI_processed;
 		send_row(run, r, batch->vals[n - 1], batch->tupdesc,
@@ -710,8 +764,9 @@ snapshot_resume_initial(const char *slot)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	SPI_connect();
 	/* a crash after this transaction and before the unlink repeats it */
-	SPI_execute("DELETE FROM cdc_kafka.snapshots WHERE kind = 'resumed' "
-				"AND state IN ('pending', 'running')", false, 0);
+	SPI_execute("DELETE FROM cdc_kafka.snapshots WHERE kind OPERATOR(pg_catalog.=) 'resumed' "
+				"AND state OPERATOR(pg_catalog.=) ANY ('{pending,running}'::pg_catalog.text[])",
+				false, 0);
 	for (int i = 0; i < n; i++)
 	{
 		Oid			types[4] = {OIDOID, TEXTARRAYOID, INT8OID, OIDOID};
@@ -724,11 +779,13 @@ snapshot_resume_initial(const char *slot)
 		values[1] = keys_array(&tp[i], &nulls[1]);
 		values[2] = Int64GetDatum(tp[i].rows);
 		values[3] = ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID);
-		SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots "
-							  "(table_oid, table_name, kind, last_key, rows_sent, requested_by) "
-							  "SELECT $1, coalesce((SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c "
-							  "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1), $1::text), "
-							  "'resumed', $2, $3, $4",
+		SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, "
+							  "last_key, rows_sent, requested_by, requested_by_superuser) "
+							  "SELECT $1, coalesce((SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) "
+							  "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+							  "ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+							  "WHERE c.oid OPERATOR(pg_catalog.=) $1), $1::pg_catalog.text), "
+							  "'resumed', $2, $3, $4, true",
 							  4, types, values, nulls, false, 0);
 		resumed++;
 	}

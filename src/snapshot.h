@@ -65,6 +65,7 @@ typedef struct SnapTable
 typedef struct TableReader
 {
 	Oid			relid;
+	Oid			owner;			/* the table's owner: who reads it for the worker */
 	CdcRelInfo *ri;
 	char	   *from;			/* quoted schema.table */
 	char	   *select_list;	/* the columns of ri, in order */

@@ -43,6 +43,7 @@
 #include "utils/varlena.h"
 
 #include "cdc_kafka.h"
+#include "privilege.h"
 #include "snapshot.h"
 #include "stream.h"
 #include "worker.h"
@@ -340,8 +341,8 @@ include_list_sql(void)
 			*dot = '\0';
 			appendStringInfo(&buf, "%s.%s", quote_identifier(name), quote_identifier(dot + 1));
 		}
-		else
-			appendStringInfoString(&buf, quote_identifier(name));
+		else					/* not left to the worker's search_path */
+			appendStringInfo(&buf, "public.%s", quote_identifier(name));
 	}
 	return buf.data;
 }
@@ -358,7 +359,7 @@ include_list_changed(void)
 	Datum		values[1] = {CStringGetTextDatum(cdc_table_include_list)};
 
 	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET include_list_applied = $1 "
-						  "WHERE include_list_applied IS DISTINCT FROM $1",
+						  "WHERE include_list_applied IS DISTINCT FROM $1::pg_catalog.text",
 						  1, types, values, NULL, false, 0);
 	return SPI_processed > 0;
 }
@@ -372,7 +373,8 @@ ensure_publication(void)
 	const char *pub = quote_identifier(cdc_publication_name);
 	char	   *tables = include_list_sql();
 
-	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)",
+	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication "
+					 "WHERE pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name)",
 					 1, types, values))
 	{
 		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0' &&
@@ -403,10 +405,12 @@ ensure_slot(const char *slot)
 	Oid			types[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(slot)};
 
-	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)",
+	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_replication_slots "
+					 "WHERE slot_name OPERATOR(pg_catalog.=) $1::pg_catalog.name)",
 					 1, types, values))
 		return;
-	SPI_execute_with_args("SELECT pg_create_logical_replication_slot($1, 'cdc_kafka')",
+	SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1::pg_catalog.name, "
+						  "'cdc_kafka'::pg_catalog.name)",
 						  1, types, values, NULL, false, 0);
 	ereport(LOG, (errmsg("cdc_kafka created replication slot \"%s\"", slot)));
 }
@@ -935,6 +939,7 @@ cdc_kafka_worker_main(Datum arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(my_dbname, NULL, 0);
+	cdc_pin_search_path();
 
 	MyStatus = cdcshm_find_worker(my_dbname);
 	if (MyStatus == NULL)
