@@ -4,7 +4,8 @@
 # Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
 # Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
-# tests; 011 holds a backend at a breakpoint).
+# tests; 011 holds a backend at a breakpoint), and the ja_JP.UTF-8 locale
+# (regression suite "settings": a currency without fraction digits).
 #
 # Idempotent: packages already present are left alone.  Runs apt-get as
 # root, through sudo when started by another user.
@@ -18,7 +19,7 @@ PACKAGES=(
 	librdkafka-dev libcmocka-dev kcat
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
-	procps rsync gdb
+	procps rsync gdb locales
 )
 
 missing=()
@@ -28,14 +29,24 @@ for pkg in "${PACKAGES[@]}"; do
 	fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps: all packages present"
-	exit 0
-fi
+# A locale whose currency has no fraction digits: the regression suite
+# "settings" shows that a session's lc_monetary changes no record.
+ensure_locale() {
+	if ! locale -a 2>/dev/null | grep -qi '^ja_JP\.utf-\?8$'; then
+		echo "install-deps: generating locale ja_JP.UTF-8"
+		$SUDO localedef -i ja_JP -f UTF-8 ja_JP.UTF-8
+	fi
+}
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	SUDO="sudo"
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all packages present"
+	ensure_locale
+	exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
@@ -48,4 +59,5 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 if command -v pg_lsclusters >/dev/null 2>&1; then
 	$SUDO pg_ctlcluster 15 main stop 2>/dev/null || true
 fi
+ensure_locale
 echo "install-deps: done"

@@ -760,14 +760,34 @@ write_numeric(StringInfo buf, const CdcColumn *col, Datum value, const CdcOption
 	pfree(text);
 }
 
-/* Fraction digits of the money type under the server's lc_monetary. */
+/*
+ * Fraction digits of the money type under the lc_monetary configured for
+ * this session (server, database, role: what a walsender serving Debezium
+ * runs with), never one SET in it: decoding through the SQL functions must
+ * not change with the session.  A stored money value means nothing without
+ * some lc_monetary; PostgreSQL's own output uses the same one.
+ */
 static int
 money_locale_digits(void)
 {
-	struct lconv *lconv = PGLC_localeconv();
-	int			digits = lconv->frac_digits;
+	static char configured_locale[NAMEDATALEN * 2] = "";
+	static int	configured_digits = -1;
+	const char *configured = GetConfigOptionResetString("lc_monetary");
 
-	return (digits < 0 || digits > 10) ? 2 : digits;
+	if (configured_digits < 0 || strcmp(configured, configured_locale) != 0)
+	{
+		char	   *current = pstrdup(setlocale(LC_MONETARY, NULL));
+		int			digits = CHAR_MAX;
+
+		if (setlocale(LC_MONETARY, configured) != NULL)
+			digits = localeconv()->frac_digits;
+		if (setlocale(LC_MONETARY, current) == NULL)
+			elog(WARNING, "cdc_kafka could not restore LC_MONETARY \"%s\"", current);
+		pfree(current);
+		strlcpy(configured_locale, configured, sizeof(configured_locale));
+		configured_digits = (digits < 0 || digits > 10) ? 2 : digits;
+	}
+	return configured_digits;
 }
 
 /* The decimal text of cash with digits fraction digits: exact, any size. */
