@@ -1133,8 +1133,10 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			n;
-	Oid		   *relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
+	Oid		   *relids;
 
+	cdc_require_admin("snapshot");
+	relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int i = 0; i < n; i++)
 	{
@@ -1153,6 +1155,7 @@ cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
 {
 	int64		id;
 
+	cdc_require_admin("snapshot");
 	cdc_refuse_null_arg(fcinfo, 0, "tbl", "snapshot");
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -1173,6 +1176,7 @@ cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
 	bool		cancelled;
 	bool		exists = true;
 
+	cdc_require_admin("cancel_snapshot");
 	cdc_refuse_null_arg(fcinfo, 0, "id", "cancel_snapshot");
 	values[0] = PG_GETARG_DATUM(0);
 	SPI_connect();
