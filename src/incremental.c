@@ -1025,12 +1025,46 @@ check_key(Relation rel, const TableReader *r)
 				 errhint("Add a primary key.  The initial snapshot of a new slot reads tables without one.")));
 }
 
+/*
+ * The publication's tables by OID, read once per call of snapshot(): each
+ * table asked for is one lookup, not a scan of the publication.
+ */
+typedef struct CapturedEntry
+{
+	Oid			relid;			/* hash key */
+	SnapTable  *table;
+} CapturedEntry;
+
+static HTAB *
+captured_by_oid(void)
+{
+	List	   *tables = captured_tables(cdc_publication_name);
+	HASHCTL		ctl;
+	HTAB	   *h;
+	ListCell   *lc;
+
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CapturedEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create("cdc_kafka captured tables", Max(list_length(tables), 16), &ctl,
+					HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	foreach(lc, tables)
+	{
+		SnapTable  *t = lfirst(lc);
+		CapturedEntry *e = hash_search(h, &t->relid, HASH_ENTER, NULL);
+
+		e->table = t;
+	}
+	return h;
+}
+
 /* The captured table relid, checked; its reader (for the key). */
 static TableReader *
-check_table(Relation rel, const char *filter)
+check_table(Relation rel, const char *filter, HTAB *captured)
 {
 	SnapTable  *st = NULL;
-	ListCell   *lc;
+	CapturedEntry *e;
+	Oid			relid = RelationGetRelid(rel);
 	CdcOptions	opts;
 	TableReader *r;
 
@@ -1039,9 +1073,9 @@ check_table(Relation rel, const char *filter)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", RelationGetRelationName(rel)),
 				 errdetail("The snapshot reads the table as the role that asks for it.")));
-	foreach(lc, captured_tables(cdc_publication_name))
-		if (((SnapTable *) lfirst(lc))->relid == RelationGetRelid(rel))
-			st = lfirst(lc);
+	e = hash_search(captured, &relid, HASH_FIND, NULL);
+	if (e != NULL)
+		st = e->table;
 	if (st == NULL && rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -1082,17 +1116,18 @@ run_as_queue_owner(const char *sql, int nargs, Oid *types, Datum *values, const 
 	SetUserIdAndSecContext(save_user, save_sec);
 }
 
-/* Check one table and queue its snapshot; returns the request's id. */
-static int64
-request_snapshot(Oid relid, const char *filter)
+/*
+ * Check one table for a request: the table's quoted name and estimated
+ * rows go to the queue.  The lock taken to look at it is released once it
+ * is checked, as PostgreSQL's own catalog lookups do: the request holds
+ * the table's OID only, and the worker fails a request whose table is gone
+ * by then.  Keeping it would hold one lock per table until commit.
+ */
+static void
+check_request(Oid relid, const char *filter, HTAB *captured, char **name, int64 *estimated)
 {
 	Relation	rel;
 	TableReader *r;
-	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID};
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', filter ? ' ' : 'n', ' ', ' '};
-	bool		isnull;
-	int64		id;
 
 	cdc_check_table_arg(relid, "snapshot");
 	rel = try_relation_open(relid, AccessShareLock);
@@ -1100,21 +1135,86 @@ request_snapshot(Oid relid, const char *filter)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("table with OID %u does not exist", relid)));
-	r = check_table(rel, filter);
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(r->from);
+	r = check_table(rel, filter, captured);
+	*name = r->from;
+	*estimated = (int64) r->estimated_rows;
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * Queue the requests for the n tables (the same filter for all) in one
+ * INSERT; their ids, in the order of the tables, into ids.
+ */
+static void
+queue_requests(int n, const Oid *relids, Datum *names, const int64 *estimated,
+			   const char *filter, int64 *ids)
+{
+	Oid			types[5] = {OIDARRAYOID, TEXTARRAYOID, TEXTOID, OIDOID, INT8ARRAYOID};
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', filter ? ' ' : 'n', ' ', ' '};
+	Datum	   *oids = palloc(sizeof(Datum) * n);
+	Datum	   *rows = palloc(sizeof(Datum) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		oids[i] = ObjectIdGetDatum(relids[i]);
+		rows[i] = Int64GetDatum(estimated[i]);
+	}
+	values[0] = PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	values[1] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 	values[2] = filter ? CStringGetTextDatum(filter) : (Datum) 0;
 	values[3] = ObjectIdGetDatum(GetUserId());
-	values[4] = Int64GetDatum((int64) r->estimated_rows);
-	relation_close(rel, NoLock);
+	values[4] = PointerGetDatum(construct_array(rows, n, INT8OID, sizeof(int64),
+												FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	SPI_connect();
+	/* rows are inserted, and their ids drawn, in the tables' order */
 	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots "
 					   "(table_oid, table_name, kind, filter, requested_by, rows_estimated) "
-					   "VALUES ($1, $2, 'incremental', $3, $4, $5) RETURNING id",
+					   "SELECT r.relid, r.name, 'incremental', $3, $4, r.estimated "
+					   "FROM unnest($1, $2, $5) WITH ORDINALITY AS r(relid, name, estimated, ord) "
+					   "ORDER BY r.ord RETURNING id",
 					   5, types, values, nulls);
-	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (SPI_processed != (uint64) n)
+		elog(ERROR, "queued " UINT64_FORMAT " snapshot requests instead of %d", SPI_processed, n);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1,
+											 &isnull));
+	}
 	SPI_finish();
-	return id;
+}
+
+/*
+ * Check every table, then queue them all: one pass over the publication,
+ * a lookup per table, one INSERT.  What checking a table allocates goes
+ * with it.
+ */
+static int64 *
+request_snapshots(int n, const Oid *relids, const char *filter)
+{
+	HTAB	   *captured = captured_by_oid();
+	Datum	   *names = palloc(sizeof(Datum) * n);
+	int64	   *estimated = palloc(sizeof(int64) * n);
+	int64	   *ids = palloc(sizeof(int64) * n);
+	MemoryContext tablecxt = AllocSetContextCreate(CurrentMemoryContext, "cdc_kafka snapshot request",
+												   ALLOCSET_DEFAULT_SIZES);
+
+	for (int i = 0; i < n; i++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(tablecxt);
+		char	   *name;
+
+		check_request(relids[i], filter, captured, &name, &estimated[i]);
+		MemoryContextSwitchTo(old);
+		names[i] = CStringGetTextDatum(name);
+		MemoryContextReset(tablecxt);
+	}
+	MemoryContextDelete(tablecxt);
+	queue_requests(n, relids, names, estimated, filter, ids);
+	hash_destroy(captured);
+	return ids;
 }
 
 /* Wake this database's worker, if it runs, to look at the requests now. */
@@ -1134,13 +1234,15 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			n;
 	Oid		   *relids;
+	int64	   *ids;
 
 	cdc_require_admin("snapshot");
 	relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
+	ids = request_snapshots(n, relids, NULL);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int i = 0; i < n; i++)
 	{
-		Datum		id = Int64GetDatum(request_snapshot(relids[i], NULL));
+		Datum		id = Int64GetDatum(ids[i]);
 		bool		isnull = false;
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
@@ -1153,6 +1255,7 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
 {
+	Oid			relid;
 	int64		id;
 
 	cdc_require_admin("snapshot");
@@ -1162,7 +1265,8 @@ cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"filter\" of cdc_kafka.snapshot() must not be null"),
 				 errhint("For every row of the table call cdc_kafka.snapshot(table) without a filter.")));
-	id = request_snapshot(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	relid = PG_GETARG_OID(0);
+	id = request_snapshots(1, &relid, text_to_cstring(PG_GETARG_TEXT_PP(1)))[0];
 	wake_worker();
 	PG_RETURN_INT64(id);
 }

@@ -17,6 +17,12 @@ CREATE PUBLICATION cdc_kafka FOR TABLE snap_items, snap_pairs, snap_nokey, snap_
 SELECT cdc_kafka.snapshot('snap_items') AS first_id \gset
 SELECT count(*) FROM cdc_kafka.snapshot('snap_items', 'snap_pairs', 'snap_items');
 SELECT count(*) FROM cdc_kafka.snapshot(VARIADIC ARRAY['snap_items', 'snap_pairs']::regclass[]);
+-- the tables are checked, not kept locked until commit
+BEGIN;
+SELECT count(*) FROM cdc_kafka.snapshot('snap_items', 'snap_pairs', 'snap_items');
+SELECT count(*) AS locks_kept FROM pg_locks
+  WHERE pid = pg_backend_pid() AND relation IN ('snap_items'::regclass, 'snap_pairs'::regclass);
+ROLLBACK;
 -- two arguments are a table and a filter: a table's name is refused
 SELECT cdc_kafka.snapshot('snap_items', 'snap_pairs');
 SELECT cdc_kafka.snapshot('snap_items', $$region = 'EU' AND qty > 10$$) > :first_id AS later_id;
