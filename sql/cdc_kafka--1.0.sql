@@ -212,7 +212,28 @@ COMMENT ON VIEW cdc_kafka.table_stats IS
 	'Records and bytes Kafka acknowledged per table of this database since the server started.';
 
 -- ---- privileges ------------------------------------------------------------------------
--- Superusers only by default; grant to a role of your choice (see README: cdc_kafka_admin).
+-- Two roles beside superusers (README: Delegation).  pg_monitor reads the
+-- views: USAGE on the schema, SELECT on the views, EXECUTE on the functions
+-- they call, nothing else.  cdc_kafka_admin, the extension's own role,
+-- manages streaming: EXECUTE on the functions below, which check in C that
+-- the caller has its privileges before doing anything, then do the part the
+-- role cannot do itself (the publication, the slot, the extension's tables)
+-- as the bootstrap superuser.  Roles are cluster-wide and this script runs
+-- once per database: the role is created only if missing, and DROP
+-- EXTENSION leaves it (it may be used by the extension in other databases).
+
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles
+				   WHERE rolname OPERATOR(pg_catalog.=) 'cdc_kafka_admin') THEN
+		CREATE ROLE cdc_kafka_admin NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
+			NOREPLICATION NOBYPASSRLS;
+		COMMENT ON ROLE cdc_kafka_admin IS
+			'Members manage cdc_kafka streaming (start, stop, tables, slot, snapshots) in every database with the extension.';
+	END IF;
+END
+$$;
+
 -- The tables are the extension owner's alone: the worker trusts what
 -- cdc_kafka.snapshots says (a role, a filter), so nobody else may write it;
 -- cdc_kafka.snapshot() and cancel_snapshot() write it on the caller's behalf.
@@ -221,5 +242,16 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cdc_kafka FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cdc_kafka.debezium_version() TO PUBLIC;
 REVOKE ALL ON cdc_kafka.worker_state, cdc_kafka.status, cdc_kafka.table_stats,
 	cdc_kafka.snapshots, cdc_kafka.snapshot_progress FROM PUBLIC;
-GRANT SELECT ON cdc_kafka.status, cdc_kafka.table_stats, cdc_kafka.snapshot_progress TO pg_monitor;
-GRANT EXECUTE ON FUNCTION cdc_kafka.worker_status(), cdc_kafka.table_counters() TO pg_monitor;
+REVOKE ALL ON SEQUENCE cdc_kafka.snapshots_id_seq FROM PUBLIC;
+
+GRANT USAGE ON SCHEMA cdc_kafka TO pg_monitor, cdc_kafka_admin;
+GRANT SELECT ON cdc_kafka.status, cdc_kafka.table_stats, cdc_kafka.snapshot_progress
+	TO pg_monitor, cdc_kafka_admin;
+GRANT EXECUTE ON FUNCTION cdc_kafka.worker_status(), cdc_kafka.table_counters()
+	TO pg_monitor, cdc_kafka_admin;
+GRANT EXECUTE ON FUNCTION cdc_kafka.start(), cdc_kafka.stop(), cdc_kafka.restart(),
+	cdc_kafka.add_tables(regclass[]), cdc_kafka.remove_tables(regclass[]), cdc_kafka.tables(),
+	cdc_kafka.create_slot(), cdc_kafka.drop_slot(), cdc_kafka.reset_offsets(pg_lsn),
+	cdc_kafka.skip_record(pg_lsn), cdc_kafka.snapshot(regclass[]),
+	cdc_kafka.snapshot(regclass, text), cdc_kafka.cancel_snapshot(bigint)
+	TO cdc_kafka_admin;

@@ -9,9 +9,13 @@
  * the worker through its status slot in shared memory and its latch; the
  * functions that need the worker to let go of the slot (reset_offsets) or
  * to stop wait for it to say it did.  The functions are revoked from
- * PUBLIC by the install script.  Their arguments (and those of
- * incremental.c's snapshot functions) are checked here, before anything is
- * done.
+ * PUBLIC by the install script and granted to cdc_kafka_admin; the ones
+ * that change anything check first that the caller has the privileges of
+ * that role (cdc_require_admin), then do what the role itself may not (the
+ * publication, the slot, cdc_kafka.worker_state) as the bootstrap
+ * superuser with a fixed search_path (as_superuser).  Their arguments (and
+ * those of incremental.c's snapshot functions) are checked here too, all
+ * before anything is done.
  *
  * src/api.c
  *
@@ -27,6 +31,7 @@
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_publication.h"
 #include "catalog/pg_publication_rel.h"
@@ -40,8 +45,10 @@
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_lsn.h"
 #include "utils/regproc.h"
@@ -66,6 +73,62 @@ PG_FUNCTION_INFO_V1(cdc_kafka_table_counters);
 
 /* How long the functions wait for the worker to act on a command. */
 #define COMMAND_WAIT_MS 30000
+
+/* ---- privileges ------------------------------------------------------------------ */
+
+/*
+ * Refuse a caller without the privileges of cdc_kafka_admin (superusers
+ * have them).  Called first thing, before any argument is acted on or any
+ * command reaches the worker: a refused call changes nothing.  A role
+ * granted EXECUTE on the function but not cdc_kafka_admin is refused too.
+ */
+void
+cdc_require_admin(const char *func)
+{
+	Oid			admin = get_role_oid(CDC_ADMIN_ROLE, true);
+
+	if (superuser() || (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin)))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for function cdc_kafka.%s()", func),
+			 errdetail("Only superusers and roles with the privileges of role \"%s\" may manage cdc_kafka streaming.",
+					   CDC_ADMIN_ROLE),
+			 errhint("GRANT %s TO the role.", CDC_ADMIN_ROLE)));
+}
+
+/*
+ * What a cdc_kafka_admin member may do through the functions but not
+ * itself (change the publication, which the worker owns, create, advance
+ * or drop the slot, which takes REPLICATION, write the extension's
+ * tables) runs between as_superuser() and as_caller(): as the bootstrap
+ * superuser, as the worker does, with search_path pinned so that no name
+ * in the SQL run can resolve to an object of the caller's.  An error in
+ * between needs no cleanup: the transaction's abort restores both.
+ */
+typedef struct AsSuperuser
+{
+	Oid			save_user;
+	int			save_sec;
+	int			guc_level;
+} AsSuperuser;
+
+static void
+as_superuser(AsSuperuser *as)
+{
+	GetUserIdAndSecContext(&as->save_user, &as->save_sec);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, as->save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	as->guc_level = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+static void
+as_caller(AsSuperuser *as)
+{
+	AtEOXact_GUC(true, as->guc_level);
+	SetUserIdAndSecContext(as->save_user, as->save_sec);
+}
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -186,11 +249,14 @@ static void
 set_enabled(CdcWorkerStatus *ws, bool enabled)
 {
 	static bool registered = false;
+	AsSuperuser as;
 
+	as_superuser(&as);
 	SPI_connect();
 	SPI_execute(psprintf("UPDATE cdc_kafka.worker_state SET enabled = %s",
 						 enabled ? "true" : "false"), false, 0);
 	SPI_finish();
+	as_caller(&as);
 	if (!registered)
 	{
 		RegisterXactCallback(send_at_commit, NULL);
@@ -353,7 +419,10 @@ lsn_arg(FunctionCallInfo fcinfo, const char *func)
 Datum
 cdc_kafka_start(PG_FUNCTION_ARGS)
 {
-	CdcWorkerStatus *ws = my_worker_or_error();
+	CdcWorkerStatus *ws;
+
+	cdc_require_admin("start");
+	ws = my_worker_or_error();
 
 	set_enabled(ws, true);
 	PG_RETURN_TEXT_P(cstring_to_text("streaming starts when this transaction commits"));
@@ -362,7 +431,10 @@ cdc_kafka_start(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_stop(PG_FUNCTION_ARGS)
 {
-	CdcWorkerStatus *ws = my_worker();
+	CdcWorkerStatus *ws;
+
+	cdc_require_admin("stop");
+	ws = my_worker();
 
 	set_enabled(ws, false);
 	PG_RETURN_TEXT_P(cstring_to_text("streaming stops when this transaction commits"));
@@ -371,7 +443,10 @@ cdc_kafka_stop(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_restart(PG_FUNCTION_ARGS)
 {
-	CdcWorkerStatus *ws = my_worker_or_error();
+	CdcWorkerStatus *ws;
+
+	cdc_require_admin("restart");
+	ws = my_worker_or_error();
 
 	send_command(ws, CDC_CMD_RESTART);
 	PG_RETURN_TEXT_P(cstring_to_text("streaming restarts from the slot's confirmed position"));
@@ -508,16 +583,35 @@ check_membership(Publication *pub, Oid relid, bool add)
 			 errdetail("It is not in publication \"%s\".", pub->name)));
 }
 
+/*
+ * Capturing a table sends its rows to Kafka: the caller must be able to
+ * read it (the publication itself is changed as the superuser).
+ */
+static void
+check_can_read(Oid relid)
+{
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", display_name(relid)),
+				 errdetail("Capturing a table sends its rows to Kafka: the role capturing it must have SELECT on it.")));
+}
+
 /* ADD or DROP the tables of argument "tables", every one checked first. */
 static void
 alter_publication(FunctionCallInfo fcinfo, bool add)
 {
 	const char *func = add ? "add_tables" : "remove_tables";
 	int			n;
-	Oid		   *relids = cdc_table_args(fcinfo, func, add ? "capture" : "stop capturing", &n);
-	Publication *pub = my_publication();
+	Oid		   *relids;
+	Publication *pub;
 	List	   *seen = NIL;
 	StringInfoData sql;
+	AsSuperuser as;
+
+	cdc_require_admin(func);
+	relids = cdc_table_args(fcinfo, func, add ? "capture" : "stop capturing", &n);
+	pub = my_publication();
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "ALTER PUBLICATION %s %s TABLE ", quote_identifier(pub->name),
@@ -527,12 +621,16 @@ alter_publication(FunctionCallInfo fcinfo, bool add)
 		if (list_member_oid(seen, relids[i]))
 			continue;
 		check_membership(pub, relids[i], add);
+		if (add)
+			check_can_read(relids[i]);
 		appendStringInfo(&sql, "%s%s", seen != NIL ? ", " : "", qualified_name(relids[i]));
 		seen = lappend_oid(seen, relids[i]);
 	}
+	as_superuser(&as);
 	SPI_connect();
 	SPI_execute(sql.data, false, 0);
 	SPI_finish();
+	as_caller(&as);
 }
 
 Datum
@@ -593,17 +691,22 @@ slot_call(const char *sql, const char *slot, Datum extra, Oid extratype)
 {
 	Oid			types[2] = {TEXTOID, extratype};
 	Datum		values[2] = {CStringGetTextDatum(slot), extra};
+	AsSuperuser as;
 
+	as_superuser(&as);
 	SPI_connect();
 	SPI_execute_with_args(sql, extratype == InvalidOid ? 1 : 2, types, values, NULL, false, 0);
 	SPI_finish();
+	as_caller(&as);
 }
 
 Datum
 cdc_kafka_create_slot(PG_FUNCTION_ARGS)
 {
-	char	   *slot = my_slot_name();
+	char	   *slot;
 
+	cdc_require_admin("create_slot");
+	slot = my_slot_name();
 	if (!slot_exists(slot))
 		slot_call("SELECT pg_catalog.pg_create_logical_replication_slot($1::pg_catalog.name, "
 				  "'cdc_kafka'::pg_catalog.name)", slot, 0, InvalidOid);
@@ -613,10 +716,13 @@ cdc_kafka_create_slot(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 {
-	CdcWorkerStatus *ws = my_worker();
-	char	   *slot = my_slot_name();
+	CdcWorkerStatus *ws;
+	char	   *slot;
 	CdcWorkerState state = CDC_STATE_UNUSED;
 
+	cdc_require_admin("drop_slot");
+	ws = my_worker();
+	slot = my_slot_name();
 	if (ws != NULL)
 	{
 		LWLockAcquire(ws->lock, LW_SHARED);
@@ -695,13 +801,16 @@ slot_confirmed_lsn(const char *slot, XLogRecPtr *confirmed)
 Datum
 cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = lsn_arg(fcinfo, "reset_offsets");
+	XLogRecPtr	lsn;
 	bool		recovery = RecoveryInProgress();
-	XLogRecPtr	end = recovery ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+	XLogRecPtr	end;
 	CdcWorkerStatus *ws;
 	char	   *slot;
 	XLogRecPtr	confirmed;
 
+	cdc_require_admin("reset_offsets");
+	lsn = lsn_arg(fcinfo, "reset_offsets");
+	end = recovery ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
 	if (lsn > end)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -744,11 +853,15 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_skip_record(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = lsn_arg(fcinfo, "skip_record");
-	CdcWorkerStatus *ws = my_worker_or_error();
+	XLogRecPtr	lsn;
+	CdcWorkerStatus *ws;
 	CdcWorkerState state;
 	XLogRecPtr	blocked;
 	char		table[CDC_TEXT_LEN];
+
+	cdc_require_admin("skip_record");
+	lsn = lsn_arg(fcinfo, "skip_record");
+	ws = my_worker_or_error();
 
 	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
 	state = ws->state;

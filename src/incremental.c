@@ -1133,14 +1133,48 @@ check_key(Relation rel, const TableReader *r)
 }
 
 /*
+ * The publication's tables by OID, read once per call of snapshot(): each
+ * table asked for is one lookup, not a scan of the publication.
+ */
+typedef struct CapturedEntry
+{
+	Oid			relid;			/* hash key */
+	SnapTable  *table;
+} CapturedEntry;
+
+static HTAB *
+captured_by_oid(void)
+{
+	List	   *tables = captured_tables(cdc_publication_name);
+	HASHCTL		ctl;
+	HTAB	   *h;
+	ListCell   *lc;
+
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CapturedEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	h = hash_create("cdc_kafka captured tables", Max(list_length(tables), 16), &ctl,
+					HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	foreach(lc, tables)
+	{
+		SnapTable  *t = lfirst(lc);
+		CapturedEntry *e = hash_search(h, &t->relid, HASH_ENTER, NULL);
+
+		e->table = t;
+	}
+	return h;
+}
+
+/*
  * The captured table relid, checked; its reader (for the key).  With a
  * filter, *resolved is the filter as the worker is to run it.
  */
 static TableReader *
-check_table(Relation rel, const char *filter, char **resolved)
+check_table(Relation rel, const char *filter, HTAB *captured, char **resolved)
 {
 	SnapTable  *st = NULL;
-	ListCell   *lc;
+	CapturedEntry *e;
+	Oid			relid = RelationGetRelid(rel);
 	CdcOptions	opts;
 	TableReader *r;
 
@@ -1149,9 +1183,9 @@ check_table(Relation rel, const char *filter, char **resolved)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", RelationGetRelationName(rel)),
 				 errdetail("The snapshot reads the table as the role that asks for it.")));
-	foreach(lc, captured_tables(cdc_publication_name))
-		if (((SnapTable *) lfirst(lc))->relid == RelationGetRelid(rel))
-			st = lfirst(lc);
+	e = hash_search(captured, &relid, HASH_FIND, NULL);
+	if (e != NULL)
+		st = e->table;
 	if (st == NULL && rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -1191,18 +1225,19 @@ run_as_queue_owner(const char *sql, int nargs, Oid *types, Datum *values, const 
 	cdc_as_role_end(&as);
 }
 
-/* Check one table and queue its snapshot; returns the request's id. */
-static int64
-request_snapshot(Oid relid, const char *filter)
+/*
+ * Check one table for a request: the table's quoted name and estimated
+ * rows go to the queue.  The lock taken to look at it is released once it
+ * is checked, as PostgreSQL's own catalog lookups do: the request holds
+ * the table's OID only, and the worker fails a request whose table is gone
+ * by then.  Keeping it would hold one lock per table until commit.
+ */
+static void
+check_request(Oid relid, const char *filter, HTAB *captured, char **name, int64 *estimated,
+			  char **resolved)
 {
 	Relation	rel;
 	TableReader *r;
-	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID, TEXTOID};
-	Datum		values[7];
-	char		nulls[7] = {' ', ' ', filter ? ' ' : 'n', ' ', ' ', ' ', filter ? ' ' : 'n'};
-	bool		isnull;
-	int64		id;
-	char	   *resolved;
 
 	cdc_check_table_arg(relid, "snapshot");
 	rel = try_relation_open(relid, AccessShareLock);
@@ -1210,23 +1245,97 @@ request_snapshot(Oid relid, const char *filter)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("table with OID %u does not exist", relid)));
-	r = check_table(rel, filter, &resolved);
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(r->from);
+	r = check_table(rel, filter, captured, resolved);
+	*name = r->from;
+	*estimated = (int64) r->estimated_rows;
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * Queue the requests for the n tables (the same filter for all, as the
+ * caller wrote it and as resolved) in one INSERT; their ids, in the order
+ * of the tables, into ids.
+ */
+static void
+queue_requests(int n, const Oid *relids, Datum *names, const int64 *estimated,
+			   const char *filter, const char *resolved, int64 *ids)
+{
+	Oid			types[7] = {OIDARRAYOID, TEXTARRAYOID, TEXTOID, OIDOID, INT8ARRAYOID,
+	BOOLOID, TEXTOID};
+	Datum		values[7];
+	char		nulls[7] = {' ', ' ', filter ? ' ' : 'n', ' ', ' ', ' ', resolved ? ' ' : 'n'};
+	Datum	   *oids = palloc(sizeof(Datum) * n);
+	Datum	   *rows = palloc(sizeof(Datum) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		oids[i] = ObjectIdGetDatum(relids[i]);
+		rows[i] = Int64GetDatum(estimated[i]);
+	}
+	values[0] = PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	values[1] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 	values[2] = filter ? CStringGetTextDatum(filter) : (Datum) 0;
 	values[3] = ObjectIdGetDatum(GetUserId());
-	values[4] = Int64GetDatum((int64) r->estimated_rows);
+	values[4] = PointerGetDatum(construct_array(rows, n, INT8OID, sizeof(int64),
+												FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	values[5] = BoolGetDatum(superuser());
 	values[6] = resolved ? CStringGetTextDatum(resolved) : (Datum) 0;
-	relation_close(rel, NoLock);
 	SPI_connect();
-	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, filter, "
-					   "requested_by, rows_estimated, requested_by_superuser, filter_sql) "
-					   "VALUES ($1, $2, 'incremental', $3, $4, $5, $6, $7) RETURNING id",
+	/* rows are inserted, and their ids drawn, in the tables' order */
+	run_as_queue_owner("INSERT INTO cdc_kafka.snapshots "
+					   "(table_oid, table_name, kind, filter, requested_by, rows_estimated, "
+					   "requested_by_superuser, filter_sql) "
+					   "SELECT r.relid, r.name, 'incremental', $3, $4, r.estimated, $6, $7 "
+					   "FROM pg_catalog.unnest($1, $2, $5) WITH ORDINALITY "
+					   "AS r(relid, name, estimated, ord) "
+					   "ORDER BY r.ord RETURNING id",
 					   7, types, values, nulls);
-	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (SPI_processed != (uint64) n)
+		elog(ERROR, "queued " UINT64_FORMAT " snapshot requests instead of %d", SPI_processed, n);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1,
+											 &isnull));
+	}
 	SPI_finish();
-	return id;
+}
+
+/*
+ * Check every table, then queue them all: one pass over the publication,
+ * a lookup per table, one INSERT.  What checking a table allocates goes
+ * with it.  A filter comes with one table only (snapshot(table, filter)).
+ */
+static int64 *
+request_snapshots(int n, const Oid *relids, const char *filter)
+{
+	HTAB	   *captured = captured_by_oid();
+	Datum	   *names = palloc(sizeof(Datum) * n);
+	int64	   *estimated = palloc(sizeof(int64) * n);
+	int64	   *ids = palloc(sizeof(int64) * n);
+	char	   *resolved = NULL;
+	MemoryContext tablecxt = AllocSetContextCreate(CurrentMemoryContext, "cdc_kafka snapshot request",
+												   ALLOCSET_DEFAULT_SIZES);
+
+	Assert(filter == NULL || n == 1);
+	for (int i = 0; i < n; i++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(tablecxt);
+		char	   *name;
+		char	   *table_resolved;
+
+		check_request(relids[i], filter, captured, &name, &estimated[i], &table_resolved);
+		MemoryContextSwitchTo(old);
+		names[i] = CStringGetTextDatum(name);
+		if (table_resolved != NULL)
+			resolved = pstrdup(table_resolved);
+		MemoryContextReset(tablecxt);
+	}
+	MemoryContextDelete(tablecxt);
+	queue_requests(n, relids, names, estimated, filter, resolved, ids);
+	hash_destroy(captured);
+	return ids;
 }
 
 /* Wake this database's worker, if it runs, to look at the requests now. */
@@ -1245,12 +1354,16 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			n;
-	Oid		   *relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
+	Oid		   *relids;
+	int64	   *ids;
 
+	cdc_require_admin("snapshot");
+	relids = cdc_table_args(fcinfo, "snapshot", "snapshot", &n);
+	ids = request_snapshots(n, relids, NULL);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int i = 0; i < n; i++)
 	{
-		Datum		id = Int64GetDatum(request_snapshot(relids[i], NULL));
+		Datum		id = Int64GetDatum(ids[i]);
 		bool		isnull = false;
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
@@ -1263,15 +1376,18 @@ cdc_kafka_snapshot(PG_FUNCTION_ARGS)
 Datum
 cdc_kafka_snapshot_where(PG_FUNCTION_ARGS)
 {
+	Oid			relid;
 	int64		id;
 
+	cdc_require_admin("snapshot");
 	cdc_refuse_null_arg(fcinfo, 0, "tbl", "snapshot");
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"filter\" of cdc_kafka.snapshot() must not be null"),
 				 errhint("For every row of the table call cdc_kafka.snapshot(table) without a filter.")));
-	id = request_snapshot(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	relid = PG_GETARG_OID(0);
+	id = request_snapshots(1, &relid, text_to_cstring(PG_GETARG_TEXT_PP(1)))[0];
 	wake_worker();
 	PG_RETURN_INT64(id);
 }
@@ -1285,6 +1401,7 @@ cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
 	bool		cancelled;
 	bool		exists = true;
 
+	cdc_require_admin("cancel_snapshot");
 	cdc_refuse_null_arg(fcinfo, 0, "id", "cancel_snapshot");
 	values[0] = PG_GETARG_DATUM(0);
 	SPI_connect();

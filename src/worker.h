@@ -69,6 +69,10 @@ extern void cdc_refuse_null_arg(FunctionCallInfo fcinfo, int argno, const char *
 extern void cdc_check_table_arg(Oid relid, const char *verb);
 extern Oid *cdc_table_args(FunctionCallInfo fcinfo, const char *func, const char *verb, int *n);
 
+/* api.c: who may manage streaming (README: Delegation) */
+#define CDC_ADMIN_ROLE		"cdc_kafka_admin"
+extern void cdc_require_admin(const char *func);
+
 /* ---- shared status (shmem.c) ---------------------------------------------- */
 
 #define CDC_MAX_WORKERS		32

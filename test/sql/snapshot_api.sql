@@ -17,6 +17,12 @@ CREATE PUBLICATION cdc_kafka FOR TABLE snap_items, snap_pairs, snap_nokey, snap_
 SELECT cdc_kafka.snapshot('snap_items') AS first_id \gset
 SELECT count(*) FROM cdc_kafka.snapshot('snap_items', 'snap_pairs', 'snap_items');
 SELECT count(*) FROM cdc_kafka.snapshot(VARIADIC ARRAY['snap_items', 'snap_pairs']::regclass[]);
+-- the tables are checked, not kept locked until commit
+BEGIN;
+SELECT count(*) FROM cdc_kafka.snapshot('snap_items', 'snap_pairs', 'snap_items');
+SELECT count(*) AS locks_kept FROM pg_locks
+  WHERE pid = pg_backend_pid() AND relation IN ('snap_items'::regclass, 'snap_pairs'::regclass);
+ROLLBACK;
 -- two arguments are a table and a filter: a table's name is refused
 SELECT cdc_kafka.snapshot('snap_items', 'snap_pairs');
 SELECT cdc_kafka.snapshot('snap_items', $$region = 'EU' AND qty > 10$$) > :first_id AS later_id;
@@ -46,28 +52,43 @@ SELECT cdc_kafka.cancel_snapshot(-1);
 SELECT state, finished_at IS NOT NULL AS finished FROM cdc_kafka.snapshots WHERE id = :first_id;
 SELECT table_name, state, percent FROM cdc_kafka.snapshot_progress ORDER BY id LIMIT 2;
 
--- a role needs SELECT on the table (it is read as that role) and EXECUTE
-CREATE ROLE snap_reader;
-GRANT USAGE ON SCHEMA cdc_kafka TO snap_reader;
-GRANT EXECUTE ON FUNCTION cdc_kafka.snapshot(regclass[]) TO snap_reader;
-SET ROLE snap_reader;
+-- a role needs cdc_kafka_admin and SELECT on the table (it is read as
+-- that role); EXECUTE alone is not enough
+CREATE ROLE snap_outsider;
+GRANT USAGE ON SCHEMA cdc_kafka TO snap_outsider;
+GRANT EXECUTE ON FUNCTION cdc_kafka.snapshot(regclass[]), cdc_kafka.cancel_snapshot(bigint)
+	TO snap_outsider;
+GRANT SELECT ON snap_items TO snap_outsider;
+SET ROLE snap_outsider;
 SELECT cdc_kafka.snapshot('snap_items');
 SELECT cdc_kafka.cancel_snapshot(1);
+RESET ROLE;
+CREATE ROLE snap_reader IN ROLE cdc_kafka_admin;
+SET ROLE snap_reader;
+SELECT cdc_kafka.snapshot('snap_items');
 RESET ROLE;
 GRANT SELECT ON snap_items TO snap_reader;
 SET ROLE snap_reader;
 SELECT count(*) FROM cdc_kafka.snapshot('snap_items');
 SELECT count(*) FROM cdc_kafka.snapshots;
+SELECT count(*) FROM cdc_kafka.snapshot_progress;
 RESET ROLE;
 SELECT requested_by FROM cdc_kafka.snapshots ORDER BY id DESC LIMIT 1;
-
 SELECT count(*) FROM cdc_kafka.snapshots;
+-- pg_monitor reads the progress, not the queue itself, and asks for nothing
+CREATE ROLE snap_monitor IN ROLE pg_monitor;
+SET ROLE snap_monitor;
+SELECT count(*) FROM cdc_kafka.snapshot_progress;
+SELECT count(*) FROM cdc_kafka.snapshots;
+SELECT cdc_kafka.snapshot('snap_items');
+RESET ROLE;
 
 DELETE FROM cdc_kafka.snapshots;
-REVOKE ALL ON snap_items FROM snap_reader;
-REVOKE ALL ON FUNCTION cdc_kafka.snapshot(regclass[]) FROM snap_reader;
-REVOKE ALL ON SCHEMA cdc_kafka FROM snap_reader;
-DROP ROLE snap_reader;
+REVOKE ALL ON snap_items FROM snap_reader, snap_outsider;
+REVOKE ALL ON FUNCTION cdc_kafka.snapshot(regclass[]), cdc_kafka.cancel_snapshot(bigint)
+	FROM snap_outsider;
+REVOKE ALL ON SCHEMA cdc_kafka FROM snap_outsider;
+DROP ROLE snap_reader, snap_outsider, snap_monitor;
 DROP PUBLICATION cdc_kafka;
 DROP VIEW snap_view;
 DROP TABLE snap_items, snap_pairs, snap_nokey, snap_nullable_unique, snap_other;
