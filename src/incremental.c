@@ -1286,7 +1286,8 @@ queue_requests(int n, const Oid *relids, Datum *names, const int64 *estimated,
 					   "(table_oid, table_name, kind, filter, requested_by, rows_estimated, "
 					   "requested_by_superuser, filter_sql) "
 					   "SELECT r.relid, r.name, 'incremental', $3, $4, r.estimated, $6, $7 "
-					   "FROM pg_catalog.unnest($1, $2, $5) WITH ORDINALITY "
+					   "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), "
+					   "pg_catalog.unnest($5)) WITH ORDINALITY "
 					   "AS r(relid, name, estimated, ord) "
 					   "ORDER BY r.ord RETURNING id",
 					   7, types, values, nulls);

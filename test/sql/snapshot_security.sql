@@ -12,9 +12,8 @@ CREATE SCHEMA sec_evil AUTHORIZATION sec_user;
 CREATE TABLE sec_items (id bigint PRIMARY KEY, qty int);
 CREATE PUBLICATION cdc_kafka FOR TABLE sec_items;
 GRANT SELECT ON sec_items TO sec_user;
-GRANT USAGE ON SCHEMA cdc_kafka TO sec_user;
-GRANT EXECUTE ON FUNCTION cdc_kafka.snapshot(regclass, text), cdc_kafka.cancel_snapshot(bigint)
-	TO sec_user;
+-- a delegated administrator (README: Delegation), not a superuser
+GRANT cdc_kafka_admin TO sec_user;
 
 SET ROLE sec_user;
 -- an "=" for bigint and for text that says who called it
@@ -53,7 +52,4 @@ DELETE FROM cdc_kafka.snapshots;
 DROP PUBLICATION cdc_kafka;
 DROP TABLE sec_items;
 DROP SCHEMA sec_evil CASCADE;
-REVOKE ALL ON SCHEMA cdc_kafka FROM sec_user;
-REVOKE ALL ON FUNCTION cdc_kafka.snapshot(regclass, text), cdc_kafka.cancel_snapshot(bigint)
-	FROM sec_user;
 DROP ROLE sec_user;
