@@ -230,11 +230,11 @@ check_no_escalation('B', [ 'su-request', 'su-filter', 'eq-name-text', 'eq-bigint
 reset_mallory();
 
 # mallory's own request, with her filter: it runs as her and arrives
-$node->safe_psql('shop', q{
-GRANT USAGE ON SCHEMA cdc_kafka TO mallory, bob;
-GRANT EXECUTE ON FUNCTION cdc_kafka.snapshot(regclass, text), cdc_kafka.snapshot(regclass[]),
-	cdc_kafka.cancel_snapshot(bigint) TO mallory, bob;
-});
+# (mallory and bob are delegated administrators from here on: README, Delegation)
+$node->safe_psql('shop', q{GRANT cdc_kafka_admin TO mallory, bob});
+$mallory_roles = $node->safe_psql('postgres',
+	q{SELECT string_agg(b.rolname, ',' ORDER BY b.rolname) FROM pg_roles b
+	  WHERE pg_has_role('mallory', b.oid, 'MEMBER') AND b.rolname <> 'mallory'});
 $id = as_mallory(q{SELECT cdc_kafka.snapshot('mal.trap2', $$mal.pass(v, 'own-filter') AND id = 3$$)});
 is(wait_job($id), 'done', 'B: mallory\'s own filtered snapshot is done');
 is(worker_calls('own-filter'), 'mallory false', 'B: her filter ran as mallory');
