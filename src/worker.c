@@ -118,43 +118,18 @@ slot_release_requested(void)
 	return result;
 }
 
-/*
- * pattern with %d replaced by the database name; as_identifier: lower case,
- * other characters than letters and digits as '_' (a slot name's rules).
- */
-static char *
-with_dbname(const char *pattern, bool as_identifier)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (const char *p = pattern; *p; p++)
-	{
-		if (p[0] == '%' && p[1] == 'd')
-		{
-			for (const char *d = MyStatus->dbname; *d; d++)
-				appendStringInfoChar(&buf, !as_identifier ? *d :
-									 isalnum((unsigned char) *d) ? pg_tolower((unsigned char) *d) : '_');
-			p++;
-		}
-		else
-			appendStringInfoChar(&buf, *p);
-	}
-	return buf.data;
-}
-
 /* The slot name: cdc_kafka.slot_name with %d replaced by the database name. */
 static char *
 slot_name(void)
 {
-	return with_dbname(cdc_slot_name, true);
+	return cdcguc_slot_name(MyStatus->dbname);
 }
 
 /* cdc_kafka.topic_prefix (%d: the database name), or the database name. */
 static const char *
 topic_prefix(void)
 {
-	return cdc_topic_prefix[0] != '\0' ? with_dbname(cdc_topic_prefix, false) : MyStatus->dbname;
+	return cdcguc_topic_prefix(MyStatus->dbname);
 }
 
 /* One prefix for several databases: their equal keys would share topics. */
@@ -333,8 +308,15 @@ include_list_changed(void)
 	return SPI_processed > 0;
 }
 
+typedef enum PublicationCondition
+{
+	PUBLICATION_OK,
+	PUBLICATION_MISSING,		/* and autocreate disabled */
+	PUBLICATION_ALL_TABLES		/* FOR ALL TABLES, and autocreate filtered */
+} PublicationCondition;
+
 /* Create the publication as cdc_kafka.publication_autocreate_mode says. */
-static bool
+static PublicationCondition
 ensure_publication(void)
 {
 	Oid			types[1] = {TEXTOID};
@@ -345,6 +327,11 @@ ensure_publication(void)
 	if (run_sql_bool("SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)",
 					 1, types, values))
 	{
+		/* its tables cannot be set: say so, rather than fail on every start */
+		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED &&
+			run_sql_bool("SELECT puballtables FROM pg_publication WHERE pubname = $1",
+						 1, types, values))
+			return PUBLICATION_ALL_TABLES;
 		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0' &&
 			include_list_changed())
 		{
@@ -352,11 +339,11 @@ ensure_publication(void)
 			ereport(LOG, (errmsg("cdc_kafka set the tables of publication \"%s\" to cdc_kafka.table_include_list",
 								 cdc_publication_name)));
 		}
-		return true;
+		return PUBLICATION_OK;
 	}
 	(void) include_list_changed();	/* the new publication follows the list */
 	if (cdc_publication_autocreate == CDC_PUBLICATION_DISABLED)
-		return false;
+		return PUBLICATION_MISSING;
 	if (cdc_publication_autocreate == CDC_PUBLICATION_ALL_TABLES)
 		SPI_execute(psprintf("CREATE PUBLICATION %s FOR ALL TABLES", pub), false, 0);
 	else if (tables[0] != '\0')
@@ -364,7 +351,7 @@ ensure_publication(void)
 	else
 		SPI_execute(psprintf("CREATE PUBLICATION %s", pub), false, 0);
 	ereport(LOG, (errmsg("cdc_kafka created publication \"%s\"", cdc_publication_name)));
-	return true;
+	return PUBLICATION_OK;
 }
 
 static void
@@ -386,22 +373,33 @@ static bool
 prepare_publication(void)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	bool		ok;
+	PublicationCondition cond;
 
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	ok = ensure_publication();
+	cond = ensure_publication();
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
-	if (!ok)
+	if (cond == PUBLICATION_MISSING)
 		set_state(CDC_STATE_WAITING,
 				  psprintf("waiting for publication \"%s\" (cdc_kafka.publication_autocreate_mode is disabled)",
 						   cdc_publication_name),
 				  WARNING);
-	return ok;
+	else if (cond == PUBLICATION_ALL_TABLES)
+	{
+		/* a state of its own: looked at again every WAIT_RECHECK_MS, logged once */
+		set_state(CDC_STATE_ERROR,
+				  psprintf("publication \"%s\" is FOR ALL TABLES, but cdc_kafka.publication_autocreate_mode "
+						   "is filtered: its tables cannot be set to cdc_kafka.table_include_list; "
+						   "drop the publication (the worker creates it) or use mode all_tables",
+						   cdc_publication_name),
+				  WARNING);
+		cdcshm_set_error(MyStatus, MyStatus->detail);
+	}
+	return cond == PUBLICATION_OK;
 }
 
 /* A slot without a snapshot (snapshot_mode no_data), in its own transaction. */

@@ -61,6 +61,9 @@ extern int	cdc_poll_interval_ms;
 extern int	cdc_restart_delay_s;
 
 extern void cdcguc_define(void);
+extern char *cdcguc_slot_name(const char *dbname);
+extern char *cdcguc_topic_prefix(const char *dbname);
+extern bool cdcguc_topic_prefix_valid(const char *prefix);
 
 /* ---- shared status (shmem.c) ---------------------------------------------- */
 
