@@ -859,7 +859,9 @@ record_error(void)
 	ErrorData  *edata = CopyErrorData();
 
 	MemoryContextSwitchTo(oldcxt);
-	cdcshm_set_error(MyStatus, edata->message);
+	/* the detail says which setting, line or property: keep it too */
+	cdcshm_set_error(MyStatus, edata->detail == NULL ? edata->message :
+					 psprintf("%s: %s", edata->message, edata->detail));
 	cdcshm_set_state(MyStatus, CDC_STATE_ERROR,
 					 psprintf("stopped on an error; restarts in %d s", cdc_restart_delay_s));
 }
