@@ -335,6 +335,29 @@ stop_unlisted(List *listed)
 	}
 }
 
+/*
+ * After a reload, workers stopped on an error start again at once: the new
+ * settings may have put right what they stopped on.
+ */
+static void
+retry_stopped_workers(void)
+{
+	for (int i = 0; i < CDC_MAX_WORKERS; i++)
+	{
+		LauncherEntry *e = &entries[i];
+		pid_t		pid;
+
+		if (e->handle != NULL && e->stopped_at != 0 &&
+			GetBackgroundWorkerPid(e->handle, &pid) == BGWH_STOPPED)
+		{
+			pfree(e->handle);
+			e->handle = NULL;
+			e->stopped_at = 0;
+			e->failures = 0;
+		}
+	}
+}
+
 void
 cdc_kafka_launcher_main(Datum arg)
 {
@@ -361,6 +384,7 @@ cdc_kafka_launcher_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			retry_stopped_workers();
 		}
 		listed = listed_databases();
 		if (list_length(listed) <= CDC_MAX_WORKERS)
