@@ -24,9 +24,8 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "miscadmin.h"
-#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
+#include "utils/elog.h"
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
@@ -374,6 +373,8 @@ check_placeholder(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+#define KAFKA_PROPERTIES_ERRMSG "invalid value for parameter \"cdc_kafka.kafka_properties\""
+
 /*
  * librdkafka properties, "name=value; name=value": each must be accepted by
  * librdkafka, and the ones cdc_kafka relies on for its guarantees may not be
@@ -386,22 +387,29 @@ check_kafka_properties(char **newval, void **extra, GucSource source)
 
 	if (!producer_check_properties(*newval, errbuf, sizeof(errbuf)))
 	{
-		/*
-		 * In ALTER SYSTEM, PostgreSQL would log the failed statement, value
-		 * and all, after this message: raise it here, without the statement.
-		 */
-		if (source == PGC_S_FILE && MyBackendType == B_BACKEND && debug_query_string != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
-					 errdetail("%s", errbuf),
-					 errhidestmt(true)));
 		/* PostgreSQL's own message would quote the value: it may hold a secret */
-		GUC_check_errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\"");
+		GUC_check_errmsg(KAFKA_PROPERTIES_ERRMSG);
 		GUC_check_errdetail("%s", errbuf);
 		return false;
 	}
 	return true;
+}
+
+/*
+ * ALTER SYSTEM SET cdc_kafka.kafka_properties = '<a secret>' fails, and
+ * PostgreSQL would log the failed statement, secret and all, after the
+ * error (log_min_error_statement): leave the statement out of that error.
+ */
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+static void
+hide_refused_properties(ErrorData *edata)
+{
+	if (edata->elevel >= ERROR && edata->message != NULL &&
+		strcmp(edata->message, KAFKA_PROPERTIES_ERRMSG) == 0)
+		edata->hide_stmt = true;
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
 }
 
 /* ---- definitions ------------------------------------------------------------ */
@@ -555,4 +563,6 @@ cdcguc_define(void)
 	define_flow_settings();
 	define_snapshot_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = hide_refused_properties;
 }

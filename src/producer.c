@@ -198,15 +198,20 @@ set_property(const char *name, const char *value, void *arg, char *errbuf, size_
 	return false;
 }
 
-/* The properties cdc_kafka sets itself, for a check of the whole configuration. */
+/*
+ * The properties cdc_kafka sets itself, for a check of the whole
+ * configuration; and plaintext, so that the check neither needs the secrets
+ * (SASL wants its password, an encrypted key its passphrase) nor does what
+ * rd_kafka_new does for SASL and TLS at once (kinit, reading key files):
+ * those are the worker's to do, and to report in its status.
+ */
 static bool
 set_managed(rd_kafka_conf_t *conf, char *errbuf, size_t errlen)
 {
 	static const char *const managed[][2] = {
 		{"enable.idempotence", "true"}, {"acks", "all"},
 		{"partitioner", "murmur2_random"}, {"message.timeout.ms", "0"},
-		/* a check runs no kinit (rd_kafka_new would, at once) */
-		{"sasl.kerberos.min.time.before.relogin", "0"}, {NULL, NULL}
+		{"security.protocol", "plaintext"}, {NULL, NULL}
 	};
 
 	for (int i = 0; managed[i][0] != NULL; i++)
@@ -227,8 +232,7 @@ quiet_log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
  * Check hook helper of cdc_kafka.kafka_properties.  Each property must be
  * one librdkafka takes, and the whole configuration, with the properties
  * cdc_kafka sets, one it can make a producer of (max.in.flight > 5 or
- * retries = 0 contradict idempotence, a SASL mechanism needs its settings,
- * ...).  The producer made to check is destroyed at once: without brokers it
+ * retries = 0 contradict idempotence, ...).  The producer made to check is destroyed at once: without brokers it
  * connects to nothing.  The last value found good is remembered, so that a
  * reload that does not change it, and every process forked after the
  * postmaster checked it, do not check it again.

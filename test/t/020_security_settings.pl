@@ -100,6 +100,12 @@ for my $name (sort keys %secret)
 	like($err, qr/"cdc_kafka\.kafka_properties".*\n.*"\Q$name\E" is a secret: put it in cdc_kafka\.kafka_secrets_file/,
 		"ALTER SYSTEM: $name is refused as a secret, with the setting's name and the secrets file");
 }
+# a SASL configuration whose password is in the secrets file is checked without it
+is($node->safe_psql('postgres',
+		"ALTER SYSTEM SET cdc_kafka.kafka_properties = 'security.protocol=sasl_plaintext; sasl.mechanism=PLAIN; sasl.username=alice'"),
+	'', 'SASL PLAIN without sasl.password in kafka_properties is accepted (the password is in the secrets file)');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.kafka_properties');
+
 my $autoconf = slurp_file($node->data_dir . '/postgresql.auto.conf');
 is(scalar(grep { index($autoconf, $_) >= 0 } @all_secrets), 0, 'no secret reached postgresql.auto.conf');
 
