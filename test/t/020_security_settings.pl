@@ -93,21 +93,25 @@ my %secret = (
 	'sasl.oauthbearer.config'        => 'principal=Tok' . int(rand(1e9)));
 my @all_secrets = values %secret;
 
+my @not_refused;
 for my $name (sort keys %secret)
 {
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"ALTER SYSTEM SET cdc_kafka.kafka_properties = 'linger.ms=5; $name=$secret{$name}'");
-	like($err, qr/"cdc_kafka\.kafka_properties".*\n.*"\Q$name\E" is a secret: put it in cdc_kafka\.kafka_secrets_file/,
-		"ALTER SYSTEM: $name is refused as a secret, with the setting's name and the secrets file");
+	push @not_refused, $name
+	  unless $err =~ /"cdc_kafka\.kafka_properties".*\n.*"\Q$name\E" is a secret: put it in cdc_kafka\.kafka_secrets_file/;
 }
-# a SASL configuration whose password is in the secrets file is checked without it
-is($node->safe_psql('postgres',
-		"ALTER SYSTEM SET cdc_kafka.kafka_properties = 'security.protocol=sasl_plaintext; sasl.mechanism=PLAIN; sasl.username=alice'"),
-	'', 'SASL PLAIN without sasl.password in kafka_properties is accepted (the password is in the secrets file)');
+is(join(', ', @not_refused), '',
+	'ALTER SYSTEM: every password and private key property is refused, with the setting\'s name and the secrets file');
+# (guard) a SASL configuration is checked without its password, which is in
+# the secrets file: safe_psql dies if ALTER SYSTEM refuses it
+$node->safe_psql('postgres',
+	"ALTER SYSTEM SET cdc_kafka.kafka_properties = 'security.protocol=sasl_plaintext; sasl.mechanism=PLAIN; sasl.username=alice'");
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.kafka_properties');
 
 my $autoconf = slurp_file($node->data_dir . '/postgresql.auto.conf');
 is(scalar(grep { index($autoconf, $_) >= 0 } @all_secrets), 0, 'no secret reached postgresql.auto.conf');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.kafka_properties');
 
 my $pos = log_size($node);
 $node->append_conf('postgresql.conf', "cdc_kafka.kafka_properties = 'ssl.key.pem=$keypem'\n");
@@ -141,7 +145,9 @@ my $st = wait_status_of('postgres', sub { ($_[0]{last_error} // '') =~ /secrets_
 	'an error about the secrets file');
 like($st->{last_error} // '', qr/Line 3 is not of the form name=value/,
 	'a malformed line of the secrets file is named by its number');
-unlike($st->{last_error} // '', qr/sasl\.password/, 'and not quoted');
+ok(wait_log(qr/invalid contents of cdc_kafka\.kafka_secrets_file/, 0)
+	  && slurp_log_from($node, 0) !~ /\Q$secret{'sasl.password'}\E/,
+	'and quoted neither in status nor in the log');
 
 # a keeps-failing worker: doubling pauses, not one restart a second
 $pos = log_size($node);
@@ -164,9 +170,12 @@ ok(wait_log(qr/ERROR:  cdc_kafka\.kafka_secrets_file ".*" is accessible by group
 write_secrets("sasl.username=alice\nsasl.password=$secret{'sasl.password'}\n"
 	  . "ssl.key.pem=-----BEGIN PRIVATE KEY-----\nK3yM4t3r1alL1ne2\n-----END PRIVATE KEY-----\n"
 	  . "ssl.key.password=$secret{'ssl.key.password'}\n", 0600);
+my $before = log_count($node, qr/starting logical decoding for slot "cdc_kafka_postgres"/);
 $node->reload;
-ok(wait_streaming($node, timeout => 90), 'a mode 600 secrets file with a PEM key over three lines: streaming');
-ok(streams(), 'and acknowledged');
+ok(poll_until(sub { log_count($node, qr/starting logical decoding for slot "cdc_kafka_postgres"/) > $before
+		  && (status($node)->{state} // '') eq 'streaming' }, 90, 'a new session streaming')
+	  && streams(),
+	'a mode 600 secrets file with a PEM key over three lines: a new session streams, acknowledged');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.kafka_secrets_file');
 $node->reload;
 
@@ -175,7 +184,7 @@ my @leaks = grep { my $l = $_; grep { index($l, $_) >= 0 } @all_secrets, 'K3yM4t
 is(scalar(@leaks), 0, 'no secret in the server log') or diag(join "\n", @leaks[0 .. ($#leaks > 4 ? 4 : $#leaks)]);
 my $settings = $node->safe_psql('postgres', "SELECT string_agg(setting, ' ') FROM pg_settings WHERE name LIKE 'cdc_kafka.%'");
 is(scalar(grep { index($settings, $_) >= 0 } @all_secrets), 0, 'nor in pg_settings');
-ok(wait_streaming($node), 'streaming without the secrets file') or die;
+wait_streaming($node) or die 'no streaming without the secrets file';
 
 # ---- bad values at reload: refused, named, the worker streams on -------------
 
@@ -209,10 +218,9 @@ ok(wait_log(qr/invalid value for parameter "cdc_kafka\.databases".*(\n.*)?"a-b" 
 	'databases "a-b" and "a_b" (one slot name) are refused at reload');
 is(setting('cdc_kafka.databases'), $old{'cdc_kafka.databases'}, 'cdc_kafka.databases keeps its old value');
 
-ok(streams(), 'the worker keeps streaming');
-is(worker_pid($node), $pid, 'in the same process');
-is(log_count($node, qr/starting logical decoding for slot "cdc_kafka_postgres"/), $sessions,
-	'in the same session');
+ok(streams() && worker_pid($node) eq $pid
+	  && log_count($node, qr/starting logical decoding for slot "cdc_kafka_postgres"/) == $sessions,
+	'the worker keeps streaming, in the same process and session');
 # (adjust_conf drops every line of the setting, new_node's too)
 $node->adjust_conf('postgresql.conf', $_, "'$old{$_}'") for keys %bad;
 $node->reload;
@@ -231,7 +239,6 @@ ok($st, 'a database name that makes no topic prefix: last_error says so');
 is($st->{state}, 'error', 'state error');
 sleep(10);
 cmp_ok(log_count($node, qr/(WARNING|ERROR):  .*"bad name"/, $pos), '<=', 1, 'logged once, not in a loop');
-ok(streams(), 'the other database streams on');
 
 # a slot pattern without %d: two databases on one slot
 $node->safe_psql('postgres', 'CREATE DATABASE other');
@@ -253,7 +260,7 @@ cmp_ok(log_count($node, qr/(WARNING|ERROR):  /, $pos), '<=', 2, 'one log line pe
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.slot_name');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.databases');
 $node->reload;
-ok(wait_streaming($node, timeout => 60), 'with the slot name put right, streaming again');
+wait_streaming($node, timeout => 60) or die 'no streaming with the slot name put right';
 
 # filtered mode on a FOR ALL TABLES publication
 $pos = log_size($node);
@@ -262,31 +269,15 @@ $node->safe_psql('postgres', q{ALTER SYSTEM SET cdc_kafka.table_include_list = '
 $node->reload;
 $st = wait_status_of('postgres', sub { ($_[0]{last_error} // '') =~ /FOR ALL TABLES/ },
 	'the FOR ALL TABLES refusal');
-ok($st, 'filtered mode on a FOR ALL TABLES publication: last_error says so');
-is($st->{state}, 'error', 'state error');
+$pid = worker_pid($node);
 sleep(10);
-cmp_ok(log_count($node, qr/(WARNING|ERROR):  .*FOR ALL TABLES/, $pos), '<=', 1, 'logged once, not in a loop');
+my $lines = log_count($node, qr/(WARNING|ERROR):  .*FOR ALL TABLES/, $pos);
+ok($st && $st->{state} eq 'error' && $lines <= 1 && (worker_pid($node) // '') eq ($pid // 'none'),
+	"filtered mode on a FOR ALL TABLES publication: state error, last_error says so, logged once ($lines), no restarts");
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.publication_autocreate_mode');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.table_include_list');
 $node->reload;
-ok(wait_streaming($node, timeout => 60), 'all_tables again: streaming');
-ok(streams(), 'and acknowledged');
-
-# a broker whose name does not resolve
-$pos = log_size($node);
-$node->safe_psql('postgres', q{ALTER SYSTEM SET cdc_kafka.bootstrap_servers = 'no-such-broker.invalid:9092'});
-$node->reload;
-$st = wait_status_of('postgres', sub { ($_[0]{last_error} // '') =~ /resolve/i },
-	'the resolution failure in status');
-ok($st, 'a broker that does not resolve: last_error says so');
-my $t0 = log_size($node);
-sleep(10);
-my $lines = log_count($node, qr/./, $t0);
-cmp_ok($lines, '<=', 3, "a few log lines over 10 s, not one a second ($lines)");
-$node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.bootstrap_servers');
-$node->adjust_conf('postgresql.conf', 'cdc_kafka.bootstrap_servers', "'$bs'");
-$node->reload;
-ok(streams(), 'the right broker again: acknowledged');
+wait_streaming($node, timeout => 60) or die 'no streaming in all_tables mode again';
 
 $node->stop;
 $kafka->stop;
