@@ -8,9 +8,13 @@
  * new values (worker.c compares a fingerprint of them).  Settings are
  * checked when they are loaded: a bad value is rejected with the setting's
  * name and what is allowed, and the running worker keeps the old one.  The
- * librdkafka properties are checked by librdkafka itself.  Secrets
- * (sasl.password, ssl key passwords) are read from cdc_kafka.kafka_secrets_file
- * by the worker and never appear in a setting, a view or the log.
+ * librdkafka properties are checked by librdkafka itself, together with the
+ * ones cdc_kafka sets.  What depends on two settings or on a database's name
+ * (a slot name too long, a topic prefix from a name Kafka refuses, two
+ * databases on one slot) is checked by the launcher, which then starts no
+ * worker for the database and says why in its status.  Secrets (passwords,
+ * private keys) are read from cdc_kafka.kafka_secrets_file by the worker and
+ * never appear in a setting, a view or the log.
  *
  * src/guc.c
  *
@@ -23,6 +27,7 @@
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/elog.h"
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
@@ -108,6 +113,62 @@ static const struct config_enum_entry snapshot_modes[] = {
 	{NULL, 0, false}
 };
 
+/* ---- names made from a database name --------------------------------------- */
+
+/*
+ * pattern with %d replaced by dbname; as_identifier: dbname lower case, its
+ * other characters than letters and digits as '_' (a slot name's rules).
+ */
+static char *
+with_dbname(const char *pattern, const char *dbname, bool as_identifier)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (const char *p = pattern; *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+		{
+			for (const char *d = dbname; *d; d++)
+				appendStringInfoChar(&buf, !as_identifier ? *d :
+									 !IS_HIGHBIT_SET(*d) && isalnum((unsigned char) *d) ?
+									 pg_tolower((unsigned char) *d) : '_');
+			p++;
+		}
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	return buf.data;
+}
+
+/*
+ * The topic prefix of dbname's worker: cdc_kafka.topic_prefix (%d: the
+ * database name), or dbname; in UTF-8 and sanitised as a topic name, since
+ * a database name may hold characters Kafka does not allow.
+ */
+char *
+cdcguc_topic_prefix(const char *dbname)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	encoder_sanitize_topic_utf8(&buf,
+								encoder_name_utf8(with_dbname(cdc_topic_prefix[0] != '\0' ?
+															  cdc_topic_prefix : "%d",
+															  dbname, false)));
+	return buf.data;
+}
+
+/* What a topic prefix may be: Kafka's topic name characters, room for table names. */
+bool
+cdcguc_topic_prefix_valid(const char *prefix)
+{
+	size_t		len = strlen(prefix);
+
+	return len > 0 && len <= 200 &&
+		strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
+
 /* ---- check hooks --------------------------------------------------------- */
 
 static bool
@@ -122,6 +183,132 @@ check_identifier_list(char **newval, void **extra, GucSource source)
 	list_free(names);
 	pfree(copy);
 	return ok;
+}
+
+/*
+ * cdc_kafka.databases: at most CDC_MAX_WORKERS, and no two whose names give
+ * the same slot name whatever cdc_kafka.slot_name is ("a-b" and "a_b", "A"
+ * and "a"): two workers would decode one slot.
+ */
+static bool
+check_databases(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	List	   *names;
+	ListCell   *lc;
+	bool		ok = true;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+	{
+		GUC_check_errdetail("List syntax is invalid: give comma-separated names.");
+		return false;
+	}
+	if (list_length(names) > CDC_MAX_WORKERS)
+	{
+		GUC_check_errdetail("cdc_kafka streams at most %d databases; %d are listed.",
+							CDC_MAX_WORKERS, list_length(names));
+		return false;
+	}
+	foreach(lc, names)
+	{
+		char	   *mapped = with_dbname("%d", lfirst(lc), true);
+
+		for (ListCell *lc2 = list_head(names); ok && lc2 != lc; lc2 = lnext(names, lc2))
+		{
+			if (strcmp(mapped, with_dbname("%d", lfirst(lc2), true)) == 0)
+			{
+				GUC_check_errdetail("Databases \"%s\" and \"%s\" would share replication slot \"%s\": "
+									"a slot name has the database name in lower case, other characters "
+									"than letters and digits as \"_\".",
+									(char *) lfirst(lc2), (char *) lfirst(lc),
+									with_dbname(cdc_slot_name ? cdc_slot_name : "%d",
+												lfirst(lc), true));
+				ok = false;
+			}
+		}
+		if (!ok)
+			break;
+	}
+	list_free(names);
+	pfree(copy);
+	return ok;
+}
+
+/*
+ * cdc_kafka.bootstrap_servers: empty (the workers wait), or a comma-separated
+ * list of [protocol://]host[:port], host a name, an IPv4 address or an IPv6
+ * address in brackets, port 1 to 65535.
+ */
+static bool
+check_bootstrap_servers(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	char	   *item = copy;
+	bool		ok = true;
+	int			n = 0;
+
+	if (strspn(copy, " ") == strlen(copy))
+		return true;
+	while (ok && item != NULL)
+	{
+		char	   *next = strchr(item, ',');
+		char	   *host;
+		char	   *port = NULL;
+		char	   *scheme;
+
+		if (next != NULL)
+			*next++ = '\0';
+		n++;
+		while (*item == ' ')
+			item++;
+		for (char *e = item + strlen(item); e > item && e[-1] == ' ';)
+			*--e = '\0';
+		scheme = strstr(item, "://");
+		host = scheme != NULL ? scheme + 3 : item;
+		if (host[0] == '[')
+		{
+			char	   *close = strchr(host, ']');
+
+			ok = close != NULL && close > host + 1 &&
+				strspn(host + 1, "0123456789abcdefABCDEF:.") == (size_t) (close - host - 1) &&
+				(close[1] == '\0' || close[1] == ':');
+			if (ok && close[1] == ':')
+				port = close + 2;
+		}
+		else
+		{
+			char	   *colon = strchr(host, ':');
+
+			if (colon != NULL)
+			{
+				*colon = '\0';
+				port = colon + 1;
+			}
+			ok = host[0] != '\0' &&
+				strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == strlen(host);
+		}
+		if (ok && port != NULL)
+			ok = port[0] != '\0' && strlen(port) <= 5 &&
+				strspn(port, "0123456789") == strlen(port) &&
+				atoi(port) >= 1 && atoi(port) <= 65535;
+		item = next;
+	}
+	if (!ok)
+		GUC_check_errdetail("Server %d of the list is not host[:port] (a host name, an IPv4 address or "
+							"an IPv6 address in brackets; a port from 1 to 65535).", n);
+	pfree(copy);
+	return ok;
+}
+
+static bool
+check_publication_name(char **newval, void **extra, GucSource source)
+{
+	if ((*newval)[0] == '\0' || strlen(*newval) >= NAMEDATALEN)
+	{
+		GUC_check_errdetail("A publication name is 1 to %d characters.", NAMEDATALEN - 1);
+		return false;
+	}
+	return true;
 }
 
 static bool
@@ -150,8 +337,17 @@ check_slot_name(char **newval, void **extra, GucSource source)
 {
 	const char *v = *newval;
 
-	if (v[0] == '\0' || strlen(v) >= NAMEDATALEN - 16 ||
-		strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_%d") != strlen(v))
+	bool		ok = v[0] != '\0' && strlen(v) < NAMEDATALEN - 16;
+
+	/* '%' only in %d: any other would stay in the slot name, which refuses it */
+	for (const char *p = v; ok && *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+			p++;
+		else
+			ok = strchr("abcdefghijklmnopqrstuvwxyz0123456789_", *p) != NULL;
+	}
+	if (!ok)
 	{
 		GUC_check_errdetail("A slot name is lower-case letters, digits and underscores; \"%%d\" stands for the database name.");
 		return false;
@@ -173,18 +369,7 @@ cdc_slot_name_for(const char *dbname)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	for (const char *p = cdc_slot_name; *p; p++)
-	{
-		if (p[0] == '%' && p[1] == 'd')
-		{
-			for (const char *d = dbname; *d; d++)
-				appendStringInfoChar(&buf, !IS_HIGHBIT_SET(*d) && isalnum((unsigned char) *d) ?
-									 pg_tolower((unsigned char) *d) : '_');
-			p++;
-		}
-		else
-			appendStringInfoChar(&buf, *p);
-	}
+	appendStringInfoString(&buf, with_dbname(cdc_slot_name, dbname, true));
 	if (buf.len > NAMEDATALEN - 1)
 	{
 		uint32		hash = hash_bytes((const unsigned char *) buf.data, buf.len);
@@ -221,6 +406,8 @@ check_placeholder(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+#define KAFKA_PROPERTIES_ERRMSG "invalid value for parameter \"cdc_kafka.kafka_properties\""
+
 /*
  * librdkafka properties, "name=value; name=value": each must be accepted by
  * librdkafka, and the ones cdc_kafka relies on for its guarantees may not be
@@ -234,11 +421,28 @@ check_kafka_properties(char **newval, void **extra, GucSource source)
 	if (!producer_check_properties(*newval, errbuf, sizeof(errbuf)))
 	{
 		/* PostgreSQL's own message would quote the value: it may hold a secret */
-		GUC_check_errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\"");
+		GUC_check_errmsg(KAFKA_PROPERTIES_ERRMSG);
 		GUC_check_errdetail("%s", errbuf);
 		return false;
 	}
 	return true;
+}
+
+/*
+ * ALTER SYSTEM SET cdc_kafka.kafka_properties = '<a secret>' fails, and
+ * PostgreSQL would log the failed statement, secret and all, after the
+ * error (log_min_error_statement): leave the statement out of that error.
+ */
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+static void
+hide_refused_properties(ErrorData *edata)
+{
+	if (edata->elevel >= ERROR && edata->message != NULL &&
+		strcmp(edata->message, KAFKA_PROPERTIES_ERRMSG) == 0)
+		edata->hide_stmt = true;
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
 }
 
 /* ---- definitions ------------------------------------------------------------ */
@@ -249,11 +453,11 @@ define_connection_settings(void)
 	DefineCustomStringVariable("cdc_kafka.databases",
 							   "Databases to stream from, one worker each (comma-separated).",
 							   NULL, &cdc_databases, "", PGC_SIGHUP, GUC_LIST_INPUT,
-							   check_identifier_list, NULL, NULL);
+							   check_databases, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.bootstrap_servers",
 							   "Kafka bootstrap servers, host:port[,host:port...].",
 							   NULL, &cdc_bootstrap_servers, "", PGC_SIGHUP, 0,
-							   NULL, NULL, NULL);
+							   check_bootstrap_servers, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.kafka_properties",
 							   "Further librdkafka producer properties, \"name=value; name=value\".",
 							   "For example compression.type, linger.ms, batch.size, security.protocol, "
@@ -276,7 +480,7 @@ define_connection_settings(void)
 	DefineCustomStringVariable("cdc_kafka.publication_name",
 							   "Publication whose tables are captured.",
 							   NULL, &cdc_publication_name, "cdc_kafka", PGC_SIGHUP, 0,
-							   NULL, NULL, NULL);
+							   check_publication_name, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.publication_autocreate_mode",
 							 "How the worker creates the publication when it is missing.",
 							 "all_tables: FOR ALL TABLES; filtered: the tables of cdc_kafka.table_include_list; "
@@ -392,4 +596,6 @@ cdcguc_define(void)
 	define_flow_settings();
 	define_snapshot_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = hide_refused_properties;
 }

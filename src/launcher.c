@@ -2,8 +2,15 @@
  *
  * launcher.c
  *		The cdc_kafka launcher: one streaming worker per database listed in
- *		cdc_kafka.databases, restarted after cdc_kafka.restart_delay when it
- *		stops on an error.
+ *		cdc_kafka.databases, restarted after cdc_kafka.restart_delay (and
+ *		longer pauses if it keeps failing) when it stops on an error.
+ *
+ * A worker that stops on an error again and again is restarted after
+ * longer and longer pauses (up to a minute), so that a failure that only
+ * shows at run time costs a log line now and then, not a loop.  A database
+ * whose worker cannot run with the settings as they are (two databases on
+ * one slot, a topic prefix Kafka refuses) gets no worker: its status says
+ * why until the settings are put right.
  *
  * The launcher is a static background worker, registered when the library
  * is preloaded.  It connects to no database (only the shared catalogs, to
@@ -41,15 +48,23 @@
 
 #include "worker.h"
 
+/* Longest pause before a failing worker is started again, unless restart_delay is longer. */
+#define MAX_BACKOFF_MS		60000
+
 /* The launcher's view of each status slot's worker process. */
 typedef struct LauncherEntry
 {
 	BackgroundWorkerHandle *handle;
 	TimestampTz stopped_at;		/* when it was seen stopped; 0 while running */
+	int			failures;		/* stops in a row without streaming in between */
+	long		delay_ms;		/* pause before the next start */
+	bool		streamed;		/* the running worker reached state streaming */
 	bool		warned;			/* "cannot start" already logged */
+	char		refused[CDC_TEXT_LEN];	/* why no worker may run, logged once */
 } LauncherEntry;
 
 static LauncherEntry entries[CDC_MAX_WORKERS];
+static bool warned_too_many = false;
 
 void
 launcher_register(void)
@@ -143,30 +158,133 @@ start_worker(CdcWorkerStatus *ws, LauncherEntry *e)
 	return true;
 }
 
+/*
+ * Why dbname's worker may not run with the settings as they are, or NULL:
+ * what the settings' check hooks cannot see, because it depends on the
+ * database's name or on two settings.  Two workers must never share a slot.
+ */
+static char *
+refusal(const char *dbname, List *listed)
+{
+	char	   *slot = cdc_slot_name_for(dbname);
+	char	   *prefix = cdcguc_topic_prefix(dbname);
+	ListCell   *lc;
+
+	foreach(lc, listed)
+	{
+		const char *other = lfirst(lc);
+
+		if (strcmp(other, dbname) != 0 && strcmp(cdc_slot_name_for(other), slot) == 0)
+			return psprintf("databases \"%s\" and \"%s\" would share replication slot \"%s\"; "
+							"neither is streamed until cdc_kafka.slot_name has %%d or one leaves cdc_kafka.databases",
+							dbname, other, slot);
+	}
+	if (!cdcguc_topic_prefix_valid(prefix))
+		return psprintf("topic prefix \"%s\" made from the name of database \"%s\" is not a valid "
+						"Kafka topic name (1 to 200 of A-Z, a-z, 0-9, '.', '_', '-'); "
+						"set cdc_kafka.topic_prefix", prefix, dbname);
+	return NULL;
+}
+
+/* No worker may run for ws: stop it if it runs, say why in its status and once in the log. */
+static void
+refuse(CdcWorkerStatus *ws, LauncherEntry *e, const char *why)
+{
+	pid_t		pid;
+
+	if (e->handle != NULL && GetBackgroundWorkerPid(e->handle, &pid) != BGWH_STOPPED)
+		TerminateBackgroundWorker(e->handle);
+	/* set again while the stopping worker may still write its own state */
+	cdcshm_set_state(ws, CDC_STATE_ERROR, why);
+	if (strcmp(e->refused, why) == 0)
+		return;
+	strlcpy(e->refused, why, sizeof(e->refused));
+	cdcshm_set_error(ws, why);
+	ereport(WARNING,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cdc_kafka cannot stream database \"%s\"", ws->dbname),
+			 errdetail("%s", why)));
+}
+
+/*
+ * A worker seen stopped: the pause before the next start doubles with each
+ * stop in a row (cdc_kafka.restart_delay, twice that, ... up to a minute or
+ * restart_delay if longer); a worker that reached streaming starts afresh.
+ */
+static void
+note_stopped(CdcWorkerStatus *ws, LauncherEntry *e, TimestampTz now)
+{
+	long		base = cdc_restart_delay_s * 1000L;
+	long		cap = Max(base, MAX_BACKOFF_MS);
+	CdcWorkerState state;
+
+	if (e->streamed)
+		e->failures = 0;
+	e->streamed = false;
+	e->failures++;
+	e->delay_ms = base;
+	for (int i = 1; i < e->failures && e->delay_ms < cap; i++)
+		e->delay_ms *= 2;
+	e->delay_ms = Min(e->delay_ms, cap);
+	e->stopped_at = now;
+	state = cdcshm_get_state(ws);
+	if (state == CDC_STATE_ERROR)
+		cdcshm_set_state(ws, CDC_STATE_ERROR,
+						 psprintf("stopped on an error; restarts in %ld s", e->delay_ms / 1000));
+}
+
 /* Keep the worker of one listed database running, with the restart pause. */
 static void
-keep_running(const char *dbname)
+keep_running(const char *dbname, List *listed)
 {
 	CdcWorkerStatus *ws = cdcshm_claim_worker(dbname);
 	LauncherEntry *e;
 	pid_t		pid;
 	TimestampTz now = GetCurrentTimestamp();
+	char	   *why;
 
 	if (ws == NULL)
 	{
-		ereport(WARNING,
-				(errmsg("cdc_kafka streams at most %d databases; \"%s\" is not streamed",
-						CDC_MAX_WORKERS, dbname)));
+		/* cdc_kafka.databases' check hook allows no more: say it once */
+		if (!warned_too_many)
+			ereport(WARNING,
+					(errmsg("cdc_kafka streams at most %d databases; \"%s\" is not streamed",
+							CDC_MAX_WORKERS, dbname)));
+		warned_too_many = true;
 		return;
 	}
 	e = &entries[ws - cdc_shared->workers];
+	why = refusal(dbname, listed);
+	if (why != NULL)
+	{
+		refuse(ws, e, why);
+		return;
+	}
+	if (e->refused[0] != '\0')
+	{
+		/* the settings were put right: start at once */
+		e->refused[0] = '\0';
+		e->failures = 0;
+		if (e->handle != NULL && GetBackgroundWorkerPid(e->handle, &pid) == BGWH_STOPPED)
+		{
+			pfree(e->handle);
+			e->handle = NULL;
+			e->stopped_at = 0;
+		}
+	}
 	if (e->handle != NULL &&
 		GetBackgroundWorkerPid(e->handle, &pid) != BGWH_STOPPED)
+	{
+		CdcWorkerState state;
+
+		state = cdcshm_get_state(ws);
+		e->streamed |= (state == CDC_STATE_STREAMING);
 		return;
+	}
 	if (e->handle != NULL && e->stopped_at == 0)
-		e->stopped_at = now;
+		note_stopped(ws, e, now);
 	if (e->stopped_at != 0 &&
-		!TimestampDifferenceExceeds(e->stopped_at, now, cdc_restart_delay_s * 1000))
+		!TimestampDifferenceExceeds(e->stopped_at, now, e->delay_ms))
 		return;
 	if (!database_exists(dbname))
 	{
@@ -209,6 +327,29 @@ stop_unlisted(List *listed)
 	}
 }
 
+/*
+ * After a reload, workers stopped on an error start again at once: the new
+ * settings may have put right what they stopped on.
+ */
+static void
+retry_stopped_workers(void)
+{
+	for (int i = 0; i < CDC_MAX_WORKERS; i++)
+	{
+		LauncherEntry *e = &entries[i];
+		pid_t		pid;
+
+		if (e->handle != NULL && e->stopped_at != 0 &&
+			GetBackgroundWorkerPid(e->handle, &pid) == BGWH_STOPPED)
+		{
+			pfree(e->handle);
+			e->handle = NULL;
+			e->stopped_at = 0;
+			e->failures = 0;
+		}
+	}
+}
+
 void
 cdc_kafka_launcher_main(Datum arg)
 {
@@ -234,11 +375,14 @@ cdc_kafka_launcher_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			retry_stopped_workers();
 		}
 		listed = listed_databases();
+		if (list_length(listed) <= CDC_MAX_WORKERS)
+			warned_too_many = false;
 		stop_unlisted(listed);
 		foreach(lc, listed)
-			keep_running(lfirst(lc));
+			keep_running(lfirst(lc), listed);
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);

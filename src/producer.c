@@ -24,9 +24,10 @@
  * for ever, during a broker outage: records never time out) still sees
  * SIGTERM, commands and the death of its postmaster at once.
  *
- * Secret properties come from the file named by cdc_kafka.kafka_secrets_file
- * and are never logged; error messages about properties name the property,
- * not its value.
+ * Secret properties (passwords, private keys: the list is librdkafka's)
+ * come only from the file named by cdc_kafka.kafka_secrets_file, which must
+ * be the server user's and readable by it alone, and are never logged:
+ * errors name the property and the line, never a value or a line's text.
  *
  * src/producer.c
  *
@@ -35,7 +36,9 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
 #include <librdkafka/rdkafka.h>
 
 #include "lib/stringinfo.h"
@@ -82,12 +85,34 @@ is_managed(const char *name)
 	return false;
 }
 
-/* Names that carry secrets must come from the secrets file. */
+/*
+ * The properties that carry key material or a password, from librdkafka
+ * 2.0.2's CONFIGURATION.md: they must come from the secrets file.  ssl_key is
+ * the private key set through rd_kafka_conf_set_ssl_cert() (librdkafka
+ * refuses it as a property; it is listed so that it is refused as a secret,
+ * without its value in the message).  sasl.oauthbearer.config may hold the
+ * unsecured JWT's principal and extensions or a token.  Certificates
+ * (ssl.certificate.pem, ssl.ca.pem) are public: a client sends its own in
+ * the clear during every TLS handshake.  Paths (ssl.key.location,
+ * ssl.keystore.location, sasl.kerberos.keytab) are not secrets either; the
+ * files they name must be protected like the secrets file.
+ */
+static const char *const secret_properties[] = {
+	"sasl.password", "ssl.key.password", "ssl.key.pem", "ssl_key",
+	"ssl.keystore.password", "sasl.oauthbearer.client.secret",
+	"sasl.oauthbearer.config", NULL
+};
+
 static bool
 is_secret(const char *name)
 {
-	return strstr(name, "password") != NULL || strstr(name, "secret") != NULL ||
-		strstr(name, "jaas") != NULL || strcmp(name, "sasl.oauthbearer.config") == 0;
+	for (int i = 0; secret_properties[i] != NULL; i++)
+	{
+		if (pg_strcasecmp(name, secret_properties[i]) == 0)
+			return true;
+	}
+	/* a later librdkafka's new password or secret is one too */
+	return strstr(name, "password") != NULL || strstr(name, "secret") != NULL;
 }
 
 /* ---- "name=value; name=value" ---------------------------------------------- */
@@ -108,39 +133,51 @@ trim(char *s)
 	return s;
 }
 
-/* Call fn for each name=value of text, separated by sep; stop at a failure. */
+/*
+ * Call fn for each name=value of a "name=value; name=value" list; stop at a
+ * failure.  An item that is not name=value is named by its position: it may
+ * be a secret written the wrong way ("sasl.password: ...").
+ */
 static bool
-for_each_property(const char *text, char sep, property_fn fn, void *arg,
+for_each_property(const char *text, property_fn fn, void *arg,
 				  char *errbuf, size_t errlen)
 {
 	char	   *copy = strdup(text ? text : "");
 	char	   *item = copy;
 	bool		ok = true;
+	int			n = 0;
+	size_t		len;
 
+	if (copy == NULL)
+	{
+		snprintf(errbuf, errlen, "Out of memory.");
+		return false;
+	}
+	len = strlen(copy);
 	while (ok && item != NULL)
 	{
-		char	   *next = strchr(item, sep);
+		char	   *next = strchr(item, ';');
 		char	   *eq;
-		char	   *name;
 
 		if (next != NULL)
 			*next++ = '\0';
 		item = trim(item);
+		n++;
 		if (*item != '\0' && *item != '#')
 		{
 			eq = strchr(item, '=');
-			if (eq == NULL)
+			if (eq == NULL || eq == item)
 			{
-				snprintf(errbuf, errlen, "Expected name=value, found \"%s\".", item);
+				snprintf(errbuf, errlen, "Item %d of the list is not of the form name=value.", n);
 				ok = false;
 				break;
 			}
 			*eq = '\0';
-			name = trim(item);
-			ok = fn(name, trim(eq + 1), arg, errbuf, errlen);
+			ok = fn(trim(item), trim(eq + 1), arg, errbuf, errlen);
 		}
 		item = next;
 	}
+	explicit_bzero(copy, len);
 	free(copy);
 	return ok;
 }
@@ -178,15 +215,80 @@ set_property(const char *name, const char *value, void *arg, char *errbuf, size_
 	return false;
 }
 
-/* Check hook helper of cdc_kafka.kafka_properties (no producer is created). */
+/*
+ * The properties cdc_kafka sets itself, for a check of the whole
+ * configuration; and plaintext, so that the check neither needs the secrets
+ * (SASL wants its password, an encrypted key its passphrase) nor does what
+ * rd_kafka_new does for SASL and TLS at once (kinit, reading key files):
+ * those are the worker's to do, and to report in its status.
+ */
+static bool
+set_managed(rd_kafka_conf_t *conf, char *errbuf, size_t errlen)
+{
+	static const char *const managed[][2] = {
+		{"enable.idempotence", "true"}, {"acks", "all"},
+		{"partitioner", "murmur2_random"}, {"message.timeout.ms", "0"},
+		{"security.protocol", "plaintext"}, {NULL, NULL}
+	};
+
+	for (int i = 0; managed[i][0] != NULL; i++)
+	{
+		if (rd_kafka_conf_set(conf, managed[i][0], managed[i][1], errbuf, errlen) != RD_KAFKA_CONF_OK)
+			return false;
+	}
+	return true;
+}
+
+/* librdkafka's warnings about a configuration only checked need not be seen */
+static void
+quiet_log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+}
+
+/*
+ * Check hook helper of cdc_kafka.kafka_properties.  Each property must be
+ * one librdkafka takes, and the whole configuration, with the properties
+ * cdc_kafka sets, one it can make a producer of (max.in.flight > 5 or
+ * retries = 0 contradict idempotence, ...).  The producer made to check is destroyed at once: without brokers it
+ * connects to nothing.  The last value found good is remembered, so that a
+ * reload that does not change it, and every process forked after the
+ * postmaster checked it, do not check it again.
+ */
 bool
 producer_check_properties(const char *props, char *errbuf, size_t errlen)
 {
-	PropertyTarget t = {rd_kafka_conf_new(), false};
-	bool		ok = for_each_property(props, ';', set_property, &t, errbuf, errlen);
+	static char *checked_ok = NULL;
+	PropertyTarget t;
+	rd_kafka_t *rk;
+	char		rderr[512];
 
-	rd_kafka_conf_destroy(t.conf);
-	return ok;
+	if (checked_ok != NULL && strcmp(checked_ok, props ? props : "") == 0)
+		return true;
+	t.conf = rd_kafka_conf_new();
+	t.secret = false;
+	if (!for_each_property(props, set_property, &t, errbuf, errlen))
+	{
+		rd_kafka_conf_destroy(t.conf);
+		return false;
+	}
+	if (!set_managed(t.conf, rderr, sizeof(rderr)))
+	{
+		rd_kafka_conf_destroy(t.conf);
+		snprintf(errbuf, errlen, "librdkafka rejects the configuration: %s", rderr);
+		return false;
+	}
+	rd_kafka_conf_set_log_cb(t.conf, quiet_log_cb);
+	rk = rd_kafka_new(RD_KAFKA_PRODUCER, t.conf, rderr, sizeof(rderr));
+	if (rk == NULL)
+	{
+		rd_kafka_conf_destroy(t.conf);
+		snprintf(errbuf, errlen, "librdkafka rejects the configuration: %s", rderr);
+		return false;
+	}
+	rd_kafka_destroy(rk);
+	free(checked_ok);
+	checked_ok = strdup(props ? props : "");
+	return true;
 }
 
 /* ---- events, all handled by producer_poll on the worker's thread ------------- */
@@ -279,52 +381,179 @@ conf_set_or_fail(rd_kafka_conf_t *conf, const char *name, const char *value)
 				 errmsg("cdc_kafka could not set Kafka property \"%s\": %s", name, errbuf)));
 }
 
+/*
+ * The secrets file, whole.  It must be a regular file of the server's OS
+ * user that no one else may read or write: PostgreSQL asks the same of its
+ * TLS key.
+ */
 static char *
 read_secrets_file(const char *path)
 {
 	FILE	   *f;
+	struct stat st;
 	StringInfoData buf;
-	char		line[1024];
+	char		chunk[4096];
+	size_t		n;
 
-	if (path == NULL || path[0] == '\0')
-		return NULL;
 	f = AllocateFile(path, "r");
 	if (f == NULL)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open cdc_kafka.kafka_secrets_file \"%s\": %m", path)));
+	if (fstat(fileno(f), &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat cdc_kafka.kafka_secrets_file \"%s\": %m", path)));
+	if (!S_ISREG(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("cdc_kafka.kafka_secrets_file \"%s\" is not a regular file", path)));
+	if (st.st_uid != geteuid())
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("cdc_kafka.kafka_secrets_file \"%s\" is not owned by the server's user", path),
+				 errdetail("Its owner has user ID %u; the server runs as user ID %u.",
+						   (unsigned) st.st_uid, (unsigned) geteuid()),
+				 errhint("Make the server's OS user its owner and run chmod 600 on it.")));
+	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("cdc_kafka.kafka_secrets_file \"%s\" is accessible by group or others", path),
+				 errdetail("Its permissions are %04o.", (unsigned) (st.st_mode & 07777)),
+				 errhint("Make it readable by the server's OS user alone: chmod 600.")));
 	initStringInfo(&buf);
-	while (fgets(line, sizeof(line), f) != NULL)
-		appendStringInfoString(&buf, line);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		appendBinaryStringInfo(&buf, chunk, n);
+	explicit_bzero(chunk, sizeof(chunk));
+	if (ferror(f))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read cdc_kafka.kafka_secrets_file \"%s\": %m", path)));
 	FreeFile(f);
 	return buf.data;
+}
+
+/* The next line of *rest (NUL-terminated in place), or NULL at the end. */
+static char *
+next_line(char **rest)
+{
+	char	   *line = *rest;
+	char	   *nl;
+
+	if (line == NULL || *line == '\0')
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl != NULL)
+		*nl++ = '\0';
+	*rest = nl;
+	return line;
+}
+
+/*
+ * A PEM value (ssl.key.pem) goes on over the lines that follow its
+ * "-----BEGIN ..." up to its "-----END ..." line: join them, with their
+ * newlines, after the first.  Returns false if the END line is missing.
+ */
+static bool
+join_pem(char *value, char **rest, int *lineno)
+{
+	char	   *end = value + strlen(value);
+	char	   *line;
+
+	if (strncmp(value, "-----BEGIN ", 11) == 0 && strstr(value, "-----END ") == NULL)
+	{
+		while ((line = next_line(rest)) != NULL)
+		{
+			size_t		len;
+
+			(*lineno)++;
+			line = trim(line);
+			len = strlen(line);
+			*end++ = '\n';
+			memmove(end, line, len + 1);
+			end += len;
+			if (strncmp(line, "-----END ", 9) == 0)
+				return true;
+		}
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Set the properties of the secrets file, name=value lines (# comments).
+ * Errors name the line and, when it has one, the property, never a value:
+ * a line that is not name=value may be a secret written the wrong way.
+ */
+static bool
+set_secret_properties(rd_kafka_conf_t *conf, char *text, char *errbuf, size_t errlen)
+{
+	PropertyTarget t = {conf, true};
+	char	   *rest = text;
+	char	   *line;
+	int			lineno = 0;
+
+	while ((line = next_line(&rest)) != NULL)
+	{
+		int			first = ++lineno;
+		char	   *eq;
+		char	   *name;
+		char	   *value;
+		char		why[400];
+
+		line = trim(line);
+		if (*line == '\0' || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (eq == NULL || eq == line)
+		{
+			snprintf(errbuf, errlen, "Line %d is not of the form name=value.", first);
+			return false;
+		}
+		*eq = '\0';
+		name = trim(line);
+		value = trim(eq + 1);
+		if (!join_pem(value, &rest, &lineno))
+		{
+			snprintf(errbuf, errlen, "Line %d: the PEM value of property \"%s\" has no \"-----END\" line.",
+					 first, name);
+			return false;
+		}
+		if (!set_property(name, value, &t, why, sizeof(why)))
+		{
+			snprintf(errbuf, errlen, "Line %d: %s", first, why);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void
 apply_properties(rd_kafka_conf_t *conf)
 {
 	char		errbuf[512];
-	char	   *secrets = read_secrets_file(cdc_kafka_secrets_file);
 	PropertyTarget user = {conf, false};
-	PropertyTarget secret = {conf, true};
 
-	if (!for_each_property(cdc_kafka_properties, ';', set_property, &user,
+	if (!for_each_property(cdc_kafka_properties, set_property, &user,
 						   errbuf, sizeof(errbuf)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
 				 errdetail("%s", errbuf)));
-	if (secrets != NULL &&
-		!for_each_property(secrets, '\n', set_property, &secret, errbuf, sizeof(errbuf)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid contents of cdc_kafka.kafka_secrets_file \"%s\"",
-						cdc_kafka_secrets_file),
-				 errdetail("%s", errbuf)));
-	if (secrets != NULL)
+	if (cdc_kafka_secrets_file != NULL && cdc_kafka_secrets_file[0] != '\0')
 	{
-		memset(secrets, 0, strlen(secrets));
+		char	   *secrets = read_secrets_file(cdc_kafka_secrets_file);
+		size_t		len = strlen(secrets);
+		bool		ok = set_secret_properties(conf, secrets, errbuf, sizeof(errbuf));
+
+		explicit_bzero(secrets, len);
 		pfree(secrets);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIG_FILE_ERROR),
+					 errmsg("invalid contents of cdc_kafka.kafka_secrets_file \"%s\"",
+							cdc_kafka_secrets_file),
+					 errdetail("%s", errbuf)));
 	}
 }
 

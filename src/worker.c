@@ -120,26 +120,6 @@ slot_release_requested(void)
 	return result;
 }
 
-/* pattern with %d replaced by the database name */
-static char *
-with_dbname(const char *pattern)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (const char *p = pattern; *p; p++)
-	{
-		if (p[0] == '%' && p[1] == 'd')
-		{
-			appendStringInfoString(&buf, my_dbname);
-			p++;
-		}
-		else
-			appendStringInfoChar(&buf, *p);
-	}
-	return buf.data;
-}
-
 /* The slot name: see cdc_slot_name_for(). */
 static char *
 slot_name(void)
@@ -179,13 +159,7 @@ slot_shared_with(const char *slot)
 static const char *
 topic_prefix(void)
 {
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	encoder_sanitize_topic_utf8(&buf, encoder_name_utf8(cdc_topic_prefix[0] != '\0' ?
-													   with_dbname(cdc_topic_prefix) :
-													   my_dbname));
-	return buf.data;
+	return cdcguc_topic_prefix(my_dbname);
 }
 
 /* One prefix for several databases: their equal keys would share topics. */
@@ -364,8 +338,15 @@ include_list_changed(void)
 	return SPI_processed > 0;
 }
 
+typedef enum PublicationCondition
+{
+	PUBLICATION_OK,
+	PUBLICATION_MISSING,		/* and autocreate disabled */
+	PUBLICATION_ALL_TABLES		/* FOR ALL TABLES, and autocreate filtered */
+} PublicationCondition;
+
 /* Create the publication as cdc_kafka.publication_autocreate_mode says. */
-static bool
+static PublicationCondition
 ensure_publication(void)
 {
 	Oid			types[1] = {TEXTOID};
@@ -377,6 +358,11 @@ ensure_publication(void)
 					 "WHERE pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name)",
 					 1, types, values))
 	{
+		/* its tables cannot be set: say so, rather than fail on every start */
+		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED &&
+			run_sql_bool("SELECT puballtables FROM pg_publication WHERE pubname = $1",
+						 1, types, values))
+			return PUBLICATION_ALL_TABLES;
 		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0' &&
 			include_list_changed())
 		{
@@ -384,11 +370,11 @@ ensure_publication(void)
 			ereport(LOG, (errmsg("cdc_kafka set the tables of publication \"%s\" to cdc_kafka.table_include_list",
 								 cdc_publication_name)));
 		}
-		return true;
+		return PUBLICATION_OK;
 	}
 	(void) include_list_changed();	/* the new publication follows the list */
 	if (cdc_publication_autocreate == CDC_PUBLICATION_DISABLED)
-		return false;
+		return PUBLICATION_MISSING;
 	if (cdc_publication_autocreate == CDC_PUBLICATION_ALL_TABLES)
 		SPI_execute(psprintf("CREATE PUBLICATION %s FOR ALL TABLES", pub), false, 0);
 	else if (tables[0] != '\0')
@@ -396,7 +382,7 @@ ensure_publication(void)
 	else
 		SPI_execute(psprintf("CREATE PUBLICATION %s", pub), false, 0);
 	ereport(LOG, (errmsg("cdc_kafka created publication \"%s\"", cdc_publication_name)));
-	return true;
+	return PUBLICATION_OK;
 }
 
 static void
@@ -420,22 +406,33 @@ static bool
 prepare_publication(void)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	bool		ok;
+	PublicationCondition cond;
 
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	ok = ensure_publication();
+	cond = ensure_publication();
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
-	if (!ok)
+	if (cond == PUBLICATION_MISSING)
 		set_state(CDC_STATE_WAITING,
 				  psprintf("waiting for publication \"%s\" (cdc_kafka.publication_autocreate_mode is disabled)",
 						   cdc_publication_name),
 				  WARNING);
-	return ok;
+	else if (cond == PUBLICATION_ALL_TABLES)
+	{
+		/* a state of its own: looked at again every WAIT_RECHECK_MS, logged once */
+		set_state(CDC_STATE_ERROR,
+				  psprintf("publication \"%s\" is FOR ALL TABLES, but cdc_kafka.publication_autocreate_mode "
+						   "is filtered: its tables cannot be set to cdc_kafka.table_include_list; "
+						   "drop the publication (the worker creates it) or use mode all_tables",
+						   cdc_publication_name),
+				  WARNING);
+		cdcshm_set_error(MyStatus, MyStatus->detail);
+	}
+	return cond == PUBLICATION_OK;
 }
 
 /* A slot without a snapshot (snapshot_mode no_data), in its own transaction. */
@@ -821,12 +818,13 @@ run_session(void)
 	session_fingerprint = MemoryContextStrdup(TopMemoryContext, config_fingerprint());
 	if (slot_shared_with(slot) != NULL)
 	{
-		set_state(CDC_STATE_ERROR,
-				  psprintf("replication slot name \"%s\" is also the slot name of database \"%s\": "
-						   "give cdc_kafka.slot_name a %%d, or rename one of the databases",
-						   slot, slot_shared_with(slot)),
-				  WARNING);
-		cdcshm_set_error(MyStatus, MyStatus->detail);
+		/* the launcher refuses to start such a worker: a reload can race it */
+		char	   *why = psprintf("replication slot name \"%s\" is also the slot name of database \"%s\": "
+								   "give cdc_kafka.slot_name a %%d, or rename one of the databases",
+								   slot, slot_shared_with(slot));
+
+		set_state(CDC_STATE_ERROR, why, WARNING);
+		cdcshm_set_error(MyStatus, why);
 		return;
 	}
 	if (!prepare_publication())
@@ -905,7 +903,9 @@ record_error(void)
 	ErrorData  *edata = CopyErrorData();
 
 	MemoryContextSwitchTo(oldcxt);
-	cdcshm_set_error(MyStatus, edata->message);
+	/* the detail says which setting, line or property: keep it too */
+	cdcshm_set_error(MyStatus, edata->detail == NULL ? edata->message :
+					 psprintf("%s: %s", edata->message, edata->detail));
 	cdcshm_set_state(MyStatus, CDC_STATE_ERROR,
 					 psprintf("stopped on an error; restarts in %d s", cdc_restart_delay_s));
 }

@@ -62,6 +62,8 @@ extern int	cdc_restart_delay_s;
 
 extern void cdcguc_define(void);
 extern char *cdc_slot_name_for(const char *dbname);
+extern char *cdcguc_topic_prefix(const char *dbname);
+extern bool cdcguc_topic_prefix_valid(const char *prefix);
 
 /* api.c: the checks of the SQL functions' arguments */
 extern void cdc_refuse_null_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
