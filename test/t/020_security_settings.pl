@@ -225,11 +225,14 @@ $node->reload;
 
 # ---- run-time failures: in status, not in a loop -----------------------------
 
-# a database whose name makes no topic prefix
+# a database whose name makes a topic prefix too long for Kafka (a database
+# name's other characters are sanitised: only the length can be wrong)
 $node->safe_psql('postgres', 'CREATE DATABASE "bad name"');
 $node->safe_psql('bad name', 'CREATE EXTENSION cdc_kafka');
 $pos = log_size($node);
 $node->safe_psql('postgres', q{ALTER SYSTEM SET cdc_kafka.databases = 'postgres, "bad name"'});
+$node->safe_psql('postgres',
+	"ALTER SYSTEM SET cdc_kafka.topic_prefix = '" . ('p' x 193) . "_%d'");
 $node->reload;
 $st = wait_status_of('bad name', sub { ($_[0]{last_error} // '') =~ /topic prefix/ },
 	'the topic prefix refusal');
@@ -237,6 +240,7 @@ ok($st, 'a database name that makes no topic prefix: last_error says so');
 is($st->{state}, 'error', 'state error');
 sleep(10);
 cmp_ok(log_count($node, qr/(WARNING|ERROR):  .*"bad name"/, $pos), '<=', 1, 'logged once, not in a loop');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.topic_prefix');
 
 # a slot pattern without %d: two databases on one slot
 $node->safe_psql('postgres', 'CREATE DATABASE other');
