@@ -19,6 +19,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_publication.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
@@ -146,6 +147,8 @@ state_name(CdcWorkerState state)
 			return "snapshot";
 		case CDC_STATE_STREAMING:
 			return "streaming";
+		case CDC_STATE_SNAPSHOTTING:
+			return "snapshotting";
 		case CDC_STATE_BLOCKED:
 			return "blocked";
 		case CDC_STATE_SLOT_LOST:
@@ -371,6 +374,25 @@ slot_call(const char *sql, const char *slot, Datum extra, Oid extratype)
 	SPI_finish();
 }
 
+/*
+ * Forget that the worker had this slot (cdc_kafka.worker_state): it will
+ * not take its absence for a loss.  Returns true if it was remembered.
+ */
+static bool
+forget_slot(const char *slot)
+{
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1] = {DirectFunctionCall1(namein, CStringGetDatum(slot))};
+	bool		forgotten;
+
+	SPI_connect();
+	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET slot_name = NULL WHERE slot_name = $1",
+						  1, types, values, NULL, false, 0);
+	forgotten = SPI_processed > 0;
+	SPI_finish();
+	return forgotten;
+}
+
 Datum
 cdc_kafka_create_slot(PG_FUNCTION_ARGS)
 {
@@ -394,18 +416,30 @@ cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 		state = ws->pid != 0 ? ws->state : CDC_STATE_STOPPED;
 		SpinLockRelease(&ws->mutex);
 	}
-	if (state == CDC_STATE_STREAMING || state == CDC_STATE_BLOCKED || state == CDC_STATE_STARTING)
+	if (state == CDC_STATE_STREAMING || state == CDC_STATE_SNAPSHOTTING ||
+		state == CDC_STATE_BLOCKED || state == CDC_STATE_STARTING)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("cannot drop replication slot \"%s\" while streaming", slot),
 				 errhint("Call cdc_kafka.stop() first; dropping the slot forgets its position.")));
-	if (!slot_exists(slot))
+	if (slot_exists(slot))
+	{
+		slot_call("SELECT pg_drop_replication_slot($1)", slot, 0, InvalidOid);
+		(void) forget_slot(slot);
+		ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
+							 GetUserNameFromId(GetUserId(), false))));
+	}
+	else if (forget_slot(slot))
+		ereport(LOG, (errmsg("cdc_kafka: the loss of replication slot \"%s\" (dropped from outside) accepted by %s; "
+							 "a new slot takes a new snapshot", slot,
+							 GetUserNameFromId(GetUserId(), false))));
+	else
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" does not exist", slot)));
-	slot_call("SELECT pg_drop_replication_slot($1)", slot, 0, InvalidOid);
-	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
-						 GetUserNameFromId(GetUserId(), false))));
+	/* a worker waiting in state slot_lost goes on with a new slot */
+	if (ws != NULL)
+		send_command(ws, CDC_CMD_RELOAD);
 	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(slot)));
 }
 
@@ -436,18 +470,91 @@ release_slot(CdcWorkerStatus *ws)
 			 errmsg("cdc_kafka worker did not release its slot within %d seconds", COMMAND_WAIT_MS / 1000)));
 }
 
+/*
+ * A position reset_offsets() can move the slot to: not past the WAL flushed
+ * (pg_replication_slot_advance would stop there, silently), not before the
+ * WAL the slot still holds.
+ */
+static void
+check_reset_position(const char *slot, XLogRecPtr lsn)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(slot)};
+	XLogRecPtr	flushed = GetFlushRecPtr(NULL);
+	XLogRecPtr	restart = InvalidXLogRecPtr;
+	bool		found;
+
+	SPI_connect();
+	SPI_execute_with_args("SELECT restart_lsn FROM pg_replication_slots WHERE slot_name = $1",
+						  1, types, values, NULL, true, 1);
+	found = SPI_processed == 1;
+	if (found)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		restart = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
+	}
+	SPI_finish();
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("replication slot \"%s\" does not exist", slot)));
+	if (lsn > flushed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot move replication slot \"%s\" to %X/%X, beyond the end of WAL",
+						slot, LSN_FORMAT_ARGS(lsn)),
+				 errdetail("WAL is flushed up to %X/%X.", LSN_FORMAT_ARGS(flushed)),
+				 errhint("Use a position at or before pg_current_wal_flush_lsn().")));
+	if (XLogRecPtrIsInvalid(restart) || lsn < restart)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot move replication slot \"%s\" to %X/%X, before the WAL it holds",
+						slot, LSN_FORMAT_ARGS(lsn)),
+				 XLogRecPtrIsInvalid(restart) ?
+				 errdetail("The slot holds no WAL (it was invalidated).") :
+				 errdetail("The slot's oldest WAL (restart_lsn) is at %X/%X; a slot only moves forward.",
+						   LSN_FORMAT_ARGS(restart))));
+}
+
+/* Advance the slot; returns where it actually is afterwards. */
+static XLogRecPtr
+advance_slot(const char *slot, XLogRecPtr lsn)
+{
+	Oid			types[2] = {TEXTOID, PG_LSNOID};
+	Datum		values[2] = {CStringGetTextDatum(slot), LSNGetDatum(lsn)};
+	XLogRecPtr	result = InvalidXLogRecPtr;
+
+	SPI_connect();
+	SPI_execute_with_args("SELECT end_lsn FROM pg_replication_slot_advance($1, $2)",
+						  2, types, values, NULL, false, 1);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			result = DatumGetLSN(d);
+	}
+	SPI_finish();
+	return result;
+}
+
 Datum
 cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 {
 	XLogRecPtr	lsn = PG_GETARG_LSN(0);
 	CdcWorkerStatus *ws = my_worker();
 	char	   *slot = my_slot_name();
+	XLogRecPtr	moved = InvalidXLogRecPtr;
 
+	check_reset_position(slot, lsn);
 	if (ws != NULL)
 		release_slot(ws);
 	PG_TRY();
 	{
-		slot_call("SELECT pg_replication_slot_advance($1, $2)", slot, LSNGetDatum(lsn), PG_LSNOID);
+		moved = advance_slot(slot, lsn);
 	}
 	PG_FINALLY();
 	{
@@ -455,9 +562,15 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 			send_command(ws, CDC_CMD_RESTART);
 	}
 	PG_END_TRY();
+	/* a slot does not move back: asked for a position it had passed, it stays */
+	if (moved != lsn)
+		ereport(NOTICE,
+				(errmsg("replication slot \"%s\" is at %X/%X, not %X/%X", slot,
+						LSN_FORMAT_ARGS(moved), LSN_FORMAT_ARGS(lsn)),
+				 errdetail("Its confirmed position was already past the position asked for; a slot only moves forward.")));
 	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" moved to %X/%X by %s", slot,
-						 LSN_FORMAT_ARGS(lsn), GetUserNameFromId(GetUserId(), false))));
-	PG_RETURN_LSN(lsn);
+						 LSN_FORMAT_ARGS(moved), GetUserNameFromId(GetUserId(), false))));
+	PG_RETURN_LSN(moved);
 }
 
 Datum
@@ -515,6 +628,23 @@ time_or_null(TimestampTz t, bool *isnull)
 
 #define STATUS_COLUMNS 26
 
+/*
+ * Seconds behind: the oldest commit in flight; while a snapshot chunk is
+ * read, WAL is not read either, so at least as long as the read lasts if
+ * WAL was written meanwhile.
+ */
+static double
+lag_seconds(const CdcWorkerStatus *ws, TimestampTz now)
+{
+	TimestampTz since = ws->oldest_pending_commit;
+
+	if (ws->reading_job != 0 && ws->reading_since != 0 &&
+		ws->read_lsn < GetFlushRecPtr(NULL) &&
+		(since == 0 || ws->reading_since < since))
+		since = ws->reading_since;
+	return since == 0 ? 0.0 : (double) (now - since) / 1000000.0;
+}
+
 static void
 status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 {
@@ -538,8 +668,7 @@ status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 	i++;
 	v[i] = lsn_or_null(ws->read_lsn, &n[i]);
 	i++;
-	v[i++] = Float8GetDatum(ws->oldest_pending_commit == 0 ? 0.0 :
-							(double) (now - ws->oldest_pending_commit) / 1000000.0);
+	v[i++] = Float8GetDatum(lag_seconds(ws, now));
 	v[i++] = Int64GetDatum(ws->records_sent);
 	v[i++] = Int64GetDatum(ws->bytes_sent);
 	v[i++] = Int64GetDatum(ws->inflight_records);
