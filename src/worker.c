@@ -653,9 +653,9 @@ report_blocked(CdcStream *s)
 						  (long long) s->blocked_job, table, s->blocked_topic, s->blocked_key);
 	else
 		detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
-					  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
-					  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
-					  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
+						  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
+						  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
+						  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
 	cdcshm_set_error(MyStatus, detail);
 	set_state(CDC_STATE_BLOCKED, detail, WARNING);
 }
