@@ -23,6 +23,10 @@ CREATE TABLE cdc_kafka.worker_state (
 	-- cdc_kafka.table_include_list as last applied to the publication: a
 	-- changed setting is applied once; add_tables()/remove_tables() last
 	include_list_applied text,
+	-- the replication slot the worker streams from, once it has had it: if
+	-- that slot vanishes (dropped from outside), the worker stops in state
+	-- slot_lost rather than silently take a new one; drop_slot() forgets it
+	slot_name name,
 	one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row)
 );
 INSERT INTO cdc_kafka.worker_state DEFAULT VALUES;

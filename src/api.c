@@ -220,6 +220,8 @@ state_name(CdcWorkerState state)
 			return "snapshot";
 		case CDC_STATE_STREAMING:
 			return "streaming";
+		case CDC_STATE_SNAPSHOTTING:
+			return "snapshotting";
 		case CDC_STATE_BLOCKED:
 			return "blocked";
 		case CDC_STATE_SLOT_LOST:
@@ -700,6 +702,30 @@ slot_call(const char *sql, const char *slot, Datum extra, Oid extratype)
 	as_caller(&as);
 }
 
+/*
+ * Forget that the worker had this slot (cdc_kafka.worker_state): it will
+ * not take its absence for a loss.  Returns true if it was remembered.
+ */
+static bool
+forget_slot(const char *slot)
+{
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1] = {DirectFunctionCall1(namein, CStringGetDatum(slot))};
+	bool		forgotten;
+
+	AsSuperuser as;
+
+	as_superuser(&as);
+	SPI_connect();
+	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET slot_name = NULL "
+						  "WHERE slot_name OPERATOR(pg_catalog.=) $1",
+						  1, types, values, NULL, false, 0);
+	forgotten = SPI_processed > 0;
+	SPI_finish();
+	as_caller(&as);
+	return forgotten;
+}
+
 Datum
 cdc_kafka_create_slot(PG_FUNCTION_ARGS)
 {
@@ -729,18 +755,31 @@ cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 		state = ws->pid != 0 ? ws->state : CDC_STATE_STOPPED;
 		LWLockRelease(ws->lock);
 	}
-	if (state == CDC_STATE_STREAMING || state == CDC_STATE_BLOCKED || state == CDC_STATE_STARTING)
+	if (state == CDC_STATE_STREAMING || state == CDC_STATE_SNAPSHOTTING ||
+		state == CDC_STATE_BLOCKED || state == CDC_STATE_STARTING)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("cannot drop replication slot \"%s\" while streaming", slot),
 				 errhint("Call cdc_kafka.stop() first; dropping the slot forgets its position.")));
-	if (!slot_exists(slot))
+	if (slot_exists(slot))
+	{
+		slot_call("SELECT pg_catalog.pg_drop_replication_slot($1::pg_catalog.name)", slot, 0,
+				  InvalidOid);
+		(void) forget_slot(slot);
+		ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
+							 GetUserNameFromId(GetUserId(), false))));
+	}
+	else if (forget_slot(slot))
+		ereport(LOG, (errmsg("cdc_kafka: the loss of replication slot \"%s\" (dropped from outside) accepted by %s; "
+							 "a new slot takes a new snapshot", slot,
+							 GetUserNameFromId(GetUserId(), false))));
+	else
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" does not exist", slot)));
-	slot_call("SELECT pg_catalog.pg_drop_replication_slot($1::pg_catalog.name)", slot, 0, InvalidOid);
-	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
-						 GetUserNameFromId(GetUserId(), false))));
+	/* a worker waiting in state slot_lost goes on with a new slot */
+	if (ws != NULL)
+		send_command(ws, CDC_CMD_RELOAD);
 	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(slot)));
 }
 
@@ -772,30 +811,60 @@ release_slot(CdcWorkerStatus *ws)
 }
 
 /*
- * The slot's confirmed position; false if there is no such slot.  Checked
- * before the worker is asked to let go of the slot: a refused move must
- * not cost a streaming session.
+ * The slot's confirmed position and the oldest WAL it holds; false if there
+ * is no such slot.  Checked before the worker is asked to let go of the
+ * slot: a refused move must not cost a streaming session.
  */
 static bool
-slot_confirmed_lsn(const char *slot, XLogRecPtr *confirmed)
+slot_positions(const char *slot, XLogRecPtr *confirmed, XLogRecPtr *restart)
 {
 	Oid			types[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(slot)};
 	bool		exists;
-	bool		isnull = true;
 
+	*confirmed = *restart = InvalidXLogRecPtr;
 	SPI_connect();
-	SPI_execute_with_args("SELECT confirmed_flush_lsn FROM pg_catalog.pg_replication_slots "
+	SPI_execute_with_args("SELECT confirmed_flush_lsn, restart_lsn "
+						  "FROM pg_catalog.pg_replication_slots "
 						  "WHERE slot_name OPERATOR(pg_catalog.=) $1",
 						  1, types, values, NULL, true, 1);
 	exists = SPI_processed > 0;
-	if (exists)
-		*confirmed = DatumGetLSN(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-											   1, &isnull));
-	if (isnull)
-		*confirmed = InvalidXLogRecPtr;
+	for (int col = 1; exists && col <= 2; col++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col, &isnull);
+
+		if (!isnull)
+			*(col == 1 ? confirmed : restart) = DatumGetLSN(d);
+	}
 	SPI_finish();
 	return exists;
+}
+
+/* Advance the slot (as slot_call does); returns where it actually is afterwards. */
+static XLogRecPtr
+advance_slot(const char *slot, XLogRecPtr lsn)
+{
+	Oid			types[2] = {TEXTOID, PG_LSNOID};
+	Datum		values[2] = {CStringGetTextDatum(slot), LSNGetDatum(lsn)};
+	XLogRecPtr	result = InvalidXLogRecPtr;
+	AsSuperuser as;
+
+	as_superuser(&as);
+	SPI_connect();
+	SPI_execute_with_args("SELECT end_lsn FROM pg_catalog.pg_replication_slot_advance("
+						  "$1::pg_catalog.name, $2)", 2, types, values, NULL, false, 1);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			result = DatumGetLSN(d);
+	}
+	SPI_finish();
+	as_caller(&as);
+	return result;
 }
 
 Datum
@@ -807,6 +876,8 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 	CdcWorkerStatus *ws;
 	char	   *slot;
 	XLogRecPtr	confirmed;
+	XLogRecPtr	restart;
+	XLogRecPtr	moved = InvalidXLogRecPtr;
 
 	cdc_require_admin("reset_offsets");
 	lsn = lsn_arg(fcinfo, "reset_offsets");
@@ -822,10 +893,16 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 		XLogFlush(lsn);
 	ws = my_worker();
 	slot = my_slot_name();
-	if (!slot_confirmed_lsn(slot, &confirmed))
+	if (!slot_positions(slot, &confirmed, &restart))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" does not exist", slot)));
+	if (XLogRecPtrIsInvalid(restart))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot move replication slot \"%s\": it holds no WAL", slot),
+				 errdetail("The slot was invalidated."),
+				 errhint("Accept the loss with cdc_kafka.drop_slot().")));
 	if (lsn < confirmed)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -836,8 +913,7 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 		release_slot(ws);
 	PG_TRY();
 	{
-		slot_call("SELECT pg_catalog.pg_replication_slot_advance($1::pg_catalog.name, $2)",
-				  slot, LSNGetDatum(lsn), PG_LSNOID);
+		moved = advance_slot(slot, lsn);
 	}
 	PG_FINALLY();
 	{
@@ -845,9 +921,15 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 			send_command(ws, CDC_CMD_RESTART);
 	}
 	PG_END_TRY();
+	/* a slot does not move back: asked for a position it had passed, it stays */
+	if (moved != lsn)
+		ereport(NOTICE,
+				(errmsg("replication slot \"%s\" is at %X/%X, not %X/%X", slot,
+						LSN_FORMAT_ARGS(moved), LSN_FORMAT_ARGS(lsn)),
+				 errdetail("Its confirmed position was already past the position asked for; a slot only moves forward.")));
 	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" moved to %X/%X by %s", slot,
-						 LSN_FORMAT_ARGS(lsn), GetUserNameFromId(GetUserId(), false))));
-	PG_RETURN_LSN(lsn);
+						 LSN_FORMAT_ARGS(moved), GetUserNameFromId(GetUserId(), false))));
+	PG_RETURN_LSN(moved);
 }
 
 Datum
@@ -909,6 +991,23 @@ time_or_null(TimestampTz t, bool *isnull)
 
 #define STATUS_COLUMNS 26
 
+/*
+ * Seconds behind: the oldest commit in flight; while a snapshot chunk is
+ * read, WAL is not read either, so at least as long as the read lasts if
+ * WAL was written meanwhile.
+ */
+static double
+lag_seconds(const CdcWorkerStatus *ws, TimestampTz now)
+{
+	TimestampTz since = ws->oldest_pending_commit;
+
+	if (ws->reading_job != 0 && ws->reading_since != 0 &&
+		ws->read_lsn < GetFlushRecPtr(NULL) &&
+		(since == 0 || ws->reading_since < since))
+		since = ws->reading_since;
+	return since == 0 ? 0.0 : (double) (now - since) / 1000000.0;
+}
+
 static void
 status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 {
@@ -932,8 +1031,7 @@ status_row(const CdcWorkerStatus *ws, Datum *v, bool *n)
 	i++;
 	v[i] = lsn_or_null(ws->read_lsn, &n[i]);
 	i++;
-	v[i++] = Float8GetDatum(ws->oldest_pending_commit == 0 ? 0.0 :
-							(double) (now - ws->oldest_pending_commit) / 1000000.0);
+	v[i++] = Float8GetDatum(lag_seconds(ws, now));
 	v[i++] = Int64GetDatum(ws->records_sent);
 	v[i++] = Int64GetDatum(ws->bytes_sent);
 	v[i++] = Int64GetDatum(ws->inflight_records);

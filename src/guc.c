@@ -567,6 +567,17 @@ define_flow_settings(void)
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 }
 
+/* A chunk's read must be bounded, and given time to happen. */
+static bool
+check_chunk_timeout(int *newval, void **extra, GucSource source)
+{
+	if (*newval >= 100 && *newval <= 3600 * 1000)
+		return true;
+	GUC_check_errdetail("cdc_kafka.snapshot_chunk_timeout must be between 100 ms and 1 h: streaming waits while a chunk is read.");
+	GUC_check_errhint("Make the snapshot's row filter cheaper, or its chunks smaller (cdc_kafka.incremental_snapshot_chunk_size), rather than the bound longer.");
+	return false;
+}
+
 static void
 define_snapshot_settings(void)
 {
@@ -586,6 +597,11 @@ define_snapshot_settings(void)
 							"Rows per chunk of an incremental snapshot (Debezium's incremental.snapshot.chunk.size).",
 							NULL, &cdc_incremental_chunk_size, 1024, 1, 1000000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.snapshot_chunk_timeout",
+							"Longest time reading one chunk of an incremental snapshot may take; a chunk not read by then fails its snapshot.",
+							"Streaming waits while a chunk is read: this bounds how long a slow row filter can hold it.",
+							&cdc_snapshot_chunk_timeout_ms, 60000, 1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, check_chunk_timeout, NULL, NULL);
 }
 
 void

@@ -57,6 +57,13 @@
  * once Kafka acknowledged the chunk and the slot moved past it; a restart
  * repeats at most the chunks in flight.
  *
+ * WAL is not read while a chunk is: the read is bounded by
+ * cdc_kafka.snapshot_chunk_timeout (a slow row filter fails its request,
+ * streaming goes on), cancel_snapshot() interrupts it, and status says
+ * meanwhile (state snapshotting).  A row Kafka refuses blocks the stream
+ * as a refused change does; as its chunk's LSN is new at each read, it is
+ * named by its job and key: skip_record() leaves that row out.
+ *
  * src/incremental.c
  *
  *-------------------------------------------------------------------------
@@ -85,6 +92,7 @@
 #include "replication/message.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
+#include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -93,6 +101,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -187,9 +196,19 @@ typedef struct IncState
 	XLogRecPtr	hw_end;
 
 	List	   *pending;		/* PendingProgress, oldest first */
+
+	/* the row Kafka refused that skip_record() asked to leave out */
+	int64		skip_job;
+	uint64		skip_hash;
 } IncState;
 
 static IncState *inc = NULL;
+
+static bool cancelled(void);
+
+/* cancel_snapshot(): the job whose running read to cancel at commit */
+static int64 cancel_read_job = 0;
+static CdcWorkerStatus *cancel_worker = NULL;
 
 /* ---- requests: the cdc_kafka.snapshots table -------------------------------------- */
 
@@ -472,6 +491,24 @@ progress_sql(void *arg)
 						  4, types, values, nulls, false, 0);
 }
 
+/*
+ * After Kafka refused a row of snapshot careful_job, rows go one per batch
+ * (to name the row refused, not a neighbour in its batch) until a chunk of
+ * that job is acknowledged, or the session works on another job (it was
+ * cancelled, or is done): then the worker batches again (see worker.c).
+ * job 0: whatever the job, it is over.
+ */
+static void
+settle_careful(int64 job)
+{
+	CdcWorkerStatus *ws = inc->s->ws;
+
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+	if (job == 0 || job == ws->careful_job)
+		ws->careful_job = 0;
+	LWLockRelease(ws->lock);
+}
+
 /* Record the chunks the slot has moved past. */
 static void
 record_progress(void)
@@ -483,6 +520,7 @@ record_progress(void)
 		if (inc->s->confirmed < pp->hw_end)
 			break;
 		in_transaction(progress_sql, pp);
+		settle_careful(pp->job);
 		if (pp->table_done)
 			ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld done, " INT64_FORMAT " rows",
 								 (long long) pp->job, pp->rows)));
@@ -636,10 +674,17 @@ key_hash_table(const char *name)
 	return hash_create(name, 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
+/* The hash of a record key (also how a refused row is named, see stream.c). */
+uint64
+snapshot_key_hash(const char *key, size_t len)
+{
+	return hash_bytes_extended((const unsigned char *) key, len, 0);
+}
+
 static uint64
 key_hash(const char *key, int len)
 {
-	return hash_bytes_extended((const unsigned char *) key, len, 0);
+	return snapshot_key_hash(key, len);
 }
 
 /* Keep one row read for the chunk: its key, its record, and the index. */
@@ -662,6 +707,14 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 	write_read_frame(&cr->frame, r, &row, src, "incremental", inc->lw_lsn, &inc->opts);
 	h = key_hash(cr->key, cr->keylen);
 	cr->dropped = inc->seen != NULL && hash_search(inc->seen, &h, HASH_FIND, NULL) != NULL;
+	if (inc->job == inc->skip_job && h == inc->skip_hash && !cr->dropped)
+	{
+		ereport(LOG,
+				(errmsg("cdc_kafka: incremental snapshot %lld of %s leaves out the row with key %.*s "
+						"that Kafka refused, as requested with cdc_kafka.skip_record()",
+						(long long) inc->job, r->from, cr->keylen, cr->key)));
+		cr->dropped = true;
+	}
 	e = hash_search(inc->index, &h, HASH_ENTER, &found);
 	cr->next = found ? e->row : -1;
 	e->row = inc->nrows++;
@@ -754,12 +807,68 @@ queue_progress(XLogRecPtr hw_end, ArrayType *last_key, bool done)
 	MemoryContextSwitchTo(old);
 }
 
-/* Read the chunk; a failure (dropped table, bad filter, no privilege) ends the job. */
+/*
+ * While a chunk is read, WAL is not: say so in status (state snapshotting,
+ * what is read and since when; lag_seconds counts from then), and let the
+ * read be cancelled: by cdc_kafka.cancel_snapshot() (SIGINT, sent only
+ * while reading_job names the job) or by cdc_kafka.snapshot_chunk_timeout.
+ * Outside reads SIGINT is ignored, so a late one cannot hit streaming.
+ */
+static void
+begin_read(char *saved_detail, CdcWorkerState *saved_state)
+{
+	CdcWorkerStatus *ws = inc->s->ws;
+	TimestampTz now = GetCurrentTimestamp();
+	char	   *detail = psprintf("streaming waits while chunk " UINT64_FORMAT " of incremental snapshot %lld of %s is read "
+								  "(since %s; cdc_kafka.snapshot_chunk_timeout %d ms)",
+								  inc->chunk_no, (long long) inc->job, inc->reader->from,
+								  timestamptz_to_str(now), cdc_snapshot_chunk_timeout_ms);
+
+	pqsignal(SIGINT, StatementCancelHandler);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+	*saved_state = ws->state;
+	strlcpy(saved_detail, ws->detail, CDC_TEXT_LEN);
+	ws->state = CDC_STATE_SNAPSHOTTING;
+	strlcpy(ws->detail, detail, CDC_TEXT_LEN);
+	ws->reading_job = inc->job;
+	ws->reading_since = now;
+	LWLockRelease(ws->lock);
+	pfree(detail);
+	enable_timeout_after(STATEMENT_TIMEOUT, cdc_snapshot_chunk_timeout_ms);
+}
+
+static void
+end_read(const char *saved_detail, CdcWorkerState saved_state)
+{
+	CdcWorkerStatus *ws = inc->s->ws;
+
+	disable_timeout(STATEMENT_TIMEOUT, false);
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+	ws->reading_job = 0;
+	ws->reading_since = 0;
+	if (ws->state == CDC_STATE_SNAPSHOTTING)
+	{
+		ws->state = saved_state;
+		strlcpy(ws->detail, saved_detail, CDC_TEXT_LEN);
+	}
+	LWLockRelease(ws->lock);
+	pqsignal(SIGINT, SIG_IGN);
+	/* a cancel that came as the read ended is for nothing now */
+	QueryCancelPending = false;
+}
+
+/*
+ * Read the chunk; a failure (dropped table, bad filter, no privilege, the
+ * read taking longer than cdc_kafka.snapshot_chunk_timeout) ends the job.
+ */
 static void
 read_chunk(void)
 {
 	MemoryContext cxt = CurrentMemoryContext;
+	char		saved_detail[CDC_TEXT_LEN];
+	CdcWorkerState saved_state;
 
+	begin_read(saved_detail, &saved_state);
 	PG_TRY();
 	{
 		in_transaction(read_chunk_sql, NULL);
@@ -768,15 +877,22 @@ read_chunk(void)
 	{
 		ErrorData  *edata;
 
+		end_read(saved_detail, saved_state);
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
 		MemoryContextSwitchTo(cxt);
-		end_job("failed", edata->message);
+		if (edata->sqlerrcode != ERRCODE_QUERY_CANCELED)
+			end_job("failed", edata->message);
+		else if (!cancelled())
+			end_job("failed",
+					psprintf("%s: the chunk was not read within cdc_kafka.snapshot_chunk_timeout (%d ms)",
+							 edata->message, cdc_snapshot_chunk_timeout_ms));
 		return;
 	}
 	PG_END_TRY();
+	end_read(saved_detail, saved_state);
 	if (TransactionIdIsValid(inc->wait_xid))
 	{
 		/* not read: wait for that commit to end, then try again */
@@ -800,6 +916,8 @@ emit_chunk(CdcStream *s)
 {
 	int64		sent = 0;
 
+	/* a row Kafka refuses is known by its job and key (see stream.c) */
+	s->frame_job = inc->job;
 	for (int i = 0; i < inc->nrows && !s->blocked; i++)
 	{
 		if (inc->rows[i].dropped)
@@ -807,6 +925,7 @@ emit_chunk(CdcStream *s)
 		stream_produce_frame(s, &inc->rows[i].frame, true);
 		sent++;
 	}
+	s->frame_job = 0;
 	/* not all sent: the unit stays open, nothing is confirmed past it */
 	if (s->blocked || s->abandoned)
 		return;
@@ -840,6 +959,17 @@ snapshot_session_start(CdcStream *s, const CdcStreamConfig *cfg)
 	inc->s = s;
 	options_from_config(&inc->opts, cfg);
 	MemoryContextSwitchTo(old);
+	/* SIGINT cancels chunk reads only (see begin_read) */
+	pqsignal(SIGINT, SIG_IGN);
+	/* skip_record() on a refused row of a snapshot: leave that row out */
+	LWLockAcquire(s->ws->lock, LW_EXCLUSIVE);
+	if (s->ws->blocked_job != 0 && s->ws->skip_lsn != InvalidXLogRecPtr &&
+		s->ws->skip_lsn == s->ws->blocked_lsn)
+	{
+		inc->skip_job = s->ws->blocked_job;
+		inc->skip_hash = s->ws->blocked_key_hash;
+	}
+	LWLockRelease(s->ws->lock);
 }
 
 void
@@ -889,7 +1019,14 @@ snapshot_step(CdcStream *s)
 				if (inc->pending != NIL || now < inc->next_poll)
 					return false;
 				inc->next_poll = TimestampTzPlusMilliseconds(now, REQUEST_POLL_MS);
-				return load_next_job();
+				if (!load_next_job())
+				{
+					settle_careful(0);
+					return false;
+				}
+				if (inc->job != inc->s->careful_job)
+					settle_careful(0);	/* that job is gone */
+				return true;
 			}
 			if (cancelled())
 				return true;
@@ -1349,6 +1486,51 @@ wake_worker(void)
 		cdcshm_wake(ws);
 }
 
+/*
+ * Once a cancellation is committed (the worker looks in cdc_kafka.snapshots),
+ * wake the worker (a worker blocked on a row of the snapshot goes on) and,
+ * if it is reading a chunk of that snapshot, cancel the read: its
+ * statement, not the worker (see begin_read).
+ */
+static void
+cancel_at_commit_cb(XactEvent event, void *arg)
+{
+	CdcWorkerStatus *ws = cancel_worker;
+	pid_t		pid = 0;
+
+	if (event != XACT_EVENT_COMMIT || cancel_read_job == 0)
+	{
+		if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
+			cancel_read_job = 0;
+		return;
+	}
+	if (ws != NULL)
+	{
+		LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+		if (ws->reading_job == cancel_read_job)
+			pid = ws->pid;
+		LWLockRelease(ws->lock);
+		if (pid != 0)
+			(void) kill(pid, SIGINT);
+		cdcshm_wake(ws);
+	}
+	cancel_read_job = 0;
+}
+
+static void
+cancel_at_commit(int64 job)
+{
+	static bool registered = false;
+
+	if (!registered)
+	{
+		RegisterXactCallback(cancel_at_commit_cb, NULL);
+		registered = true;
+	}
+	cancel_read_job = job;
+	cancel_worker = cdc_shared ? cdcshm_find_worker(get_database_name(MyDatabaseId)) : NULL;
+}
+
 /* cdc_kafka.snapshot(VARIADIC tables regclass[]) RETURNS SETOF bigint */
 Datum
 cdc_kafka_snapshot(PG_FUNCTION_ARGS)
@@ -1423,6 +1605,6 @@ cdc_kafka_cancel_snapshot(PG_FUNCTION_ARGS)
 				 errmsg("snapshot request " INT64_FORMAT " does not exist", PG_GETARG_INT64(0)),
 				 errhint("cdc_kafka.snapshot_progress lists the requests by id.")));
 	if (cancelled)
-		wake_worker();
+		cancel_at_commit(DatumGetInt64(values[0]));
 	PG_RETURN_BOOL(cancelled);
 }

@@ -72,6 +72,7 @@ int			cdc_snapshot_mode = CDC_SNAPSHOT_INITIAL;
 int			cdc_snapshot_fetch_size = 10240;
 int			cdc_incremental_chunk_size = 1024;
 bool		cdc_snapshot_chunked = false;
+int			cdc_snapshot_chunk_timeout_ms = 60000;
 
 /* How often an initial snapshot records its progress (after acknowledgements). */
 #define PROGRESS_INTERVAL_MS 5000

@@ -34,6 +34,7 @@ extern int	cdc_snapshot_mode;
 extern int	cdc_snapshot_fetch_size;
 extern int	cdc_incremental_chunk_size;
 extern bool cdc_snapshot_chunked;
+extern int	cdc_snapshot_chunk_timeout_ms;
 
 /* Initial snapshot of a new slot (snapshot.c; outside a transaction). */
 extern CdcStream *snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg,
@@ -50,6 +51,7 @@ extern bool snapshot_step(CdcStream *s);
 extern void snapshot_watermark(CdcStream *s, XLogRecPtr lsn, const char *content,
 							   size_t len);
 extern void snapshot_saw_change(Oid relid, const char *key, size_t keylen);
+extern uint64 snapshot_key_hash(const char *key, size_t len);
 
 /* ---- reading tables: shared by snapshot.c and incremental.c ---------------- */
 

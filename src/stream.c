@@ -69,6 +69,7 @@ typedef struct CdcTicket
 	int			lsn_index;		/* position among the records at this LSN */
 	Oid			relid;
 	int32		bytes;
+	int64		job;			/* the incremental snapshot of a snapshot row, or 0 */
 } CdcTicket;
 
 /* Records and bytes acknowledged per table since the last flush to shmem. */
@@ -226,6 +227,8 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 	s->blocked_index = t->lsn_index;
 	s->blocked_relid = t->relid;
 	s->blocked_err = err;
+	s->blocked_job = t->job;
+	s->blocked_key_hash = key ? snapshot_key_hash(key, keylen) : 0;
 	strlcpy(s->blocked_topic, topic, sizeof(s->blocked_topic));
 	if (key == NULL)
 		strlcpy(s->blocked_key, "null", sizeof(s->blocked_key));
@@ -297,6 +300,7 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	t->lsn_index = s->lsn_index;
 	t->relid = relid;
 	t->bytes = (int32) len;
+	t->job = s->frame_job;
 	err = producer_send(s->producer, rec, t);
 	if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
 	{
@@ -505,6 +509,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->skip_lsn = cfg->skip_lsn;
 	s->skip_index = cfg->skip_index;
 	s->careful_until = cfg->careful_until;
+	s->careful_job = cfg->careful_job;
 	LWLockAcquire(ws->lock, LW_SHARED);
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
@@ -529,7 +534,8 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->confirmed = s->saved = MyReplicationSlot->data.confirmed_flush;
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
-	s->producer = producer_create(cfg->dbname, on_delivery, s, cfg->careful_until != 0);
+	s->producer = producer_create(cfg->dbname, on_delivery, s,
+								  cfg->careful_until != 0 || cfg->careful_job != 0);
 	producer_connect(s->producer, 5000);
 	open_stream = s;
 	if (!exit_hook_registered)

@@ -36,6 +36,7 @@ typedef struct CdcStreamConfig
 	int			skip_index;
 	bool		defer_decoding;	/* stream_start_decoding later */
 	XLogRecPtr	careful_until;	/* one record per produce batch until confirmed here */
+	int64		careful_job;	/* or until this snapshot's refused chunk is acknowledged */
 } CdcStreamConfig;
 
 typedef struct CdcStream
@@ -78,9 +79,13 @@ typedef struct CdcStream
 	rd_kafka_resp_err_t blocked_err;
 	char		blocked_topic[256];
 	char		blocked_key[CDC_TEXT_LEN];
+	int64		blocked_job;	/* the incremental snapshot of a refused row, or 0 */
+	uint64		blocked_key_hash;	/* and the hash of its whole key */
 	XLogRecPtr	skip_lsn;
 	int			skip_index;
 	XLogRecPtr	careful_until;	/* records travel alone until confirmed here */
+	int64		careful_job;	/* or until the worker clears careful_job */
+	int64		frame_job;		/* the snapshot whose rows stream_produce_frame sends */
 
 	/* figures */
 	int64		records_sent;

@@ -7,7 +7,9 @@
  * waits, visibly and logging each reason once, until it can stream (Kafka
  * servers configured, cdc_kafka in output_plugin_libraries, the extension
  * created, streaming not stopped with cdc_kafka.stop()); creates the
- * publication and the slot if they are missing; then runs streaming
+ * publication and the slot if they are missing (a slot it had that went
+ * missing, or was invalidated, is lost: state slot_lost until the operator
+ * accepts the loss, see slot_vanished); then runs streaming
  * sessions (stream.c).  A session ends when the settings change, when the
  * SQL API asks, when Kafka refuses a record for good (the worker then waits
  * for cdc_kafka.skip_record() or new settings), or when the producer fails
@@ -360,7 +362,8 @@ ensure_publication(void)
 	{
 		/* its tables cannot be set: say so, rather than fail on every start */
 		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED &&
-			run_sql_bool("SELECT puballtables FROM pg_publication WHERE pubname = $1",
+			run_sql_bool("SELECT puballtables FROM pg_catalog.pg_publication "
+						 "WHERE pubname OPERATOR(pg_catalog.=) $1",
 						 1, types, values))
 			return PUBLICATION_ALL_TABLES;
 		if (cdc_publication_autocreate == CDC_PUBLICATION_FILTERED && tables[0] != '\0' &&
@@ -477,12 +480,95 @@ slot_condition(const char *slot)
 	return result;
 }
 
+/*
+ * The slot the worker has had, in cdc_kafka.worker_state: remembered
+ * across restarts of the worker and the server, so a slot that vanishes
+ * is told apart from one never created.  slot NULL forgets it.
+ */
+static void
+remember_slot_sql(const char *slot)
+{
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1] = {slot ? DirectFunctionCall1(namein, CStringGetDatum(slot)) : (Datum) 0};
+
+	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET slot_name = $1 "
+						  "WHERE slot_name IS DISTINCT FROM $1",
+						  1, types, values, slot ? NULL : "n", false, 0);
+}
+
+static void
+remember_slot(const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	remember_slot_sql(slot);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+}
+
+/* Has the worker had this slot (and not let go of it on purpose)? */
+static bool
+slot_remembered(const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1] = {DirectFunctionCall1(namein, CStringGetDatum(slot))};
+	bool		result;
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	result = run_sql_bool("SELECT EXISTS (SELECT 1 FROM cdc_kafka.worker_state "
+						  "WHERE slot_name OPERATOR(pg_catalog.=) $1)",
+						  1, types, values);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return result;
+}
+
 static void
 drop_slot(const char *slot, const char *why)
 {
 	ReplicationSlotDrop(slot, true);
 	snapshot_forget_initial(slot);
+	remember_slot(NULL);
 	ereport(LOG, (errmsg("cdc_kafka dropped replication slot \"%s\": %s", slot, why)));
+}
+
+/*
+ * The slot the worker had is gone (pg_drop_replication_slot() from
+ * outside): the changes since its position are lost.  Say so and stop,
+ * unless snapshot_mode when_needed asks for a new snapshot then.  Returns
+ * true if a new slot may be created.
+ */
+static bool
+slot_vanished(const char *slot)
+{
+	if (cdc_snapshot_mode == CDC_SNAPSHOT_WHEN_NEEDED)
+	{
+		ereport(WARNING,
+				(errmsg("cdc_kafka: replication slot \"%s\" was dropped from outside cdc_kafka; "
+						"snapshot_mode when_needed takes a new slot and a new snapshot", slot),
+				 errdetail("The changes between the slot's last position and the new snapshot were not streamed.")));
+		remember_slot(NULL);
+		return true;
+	}
+	set_state(CDC_STATE_SLOT_LOST,
+			  psprintf("replication slot \"%s\" was dropped from outside cdc_kafka: "
+					   "the changes after its last position are gone; accept the loss with "
+					   "cdc_kafka.drop_slot() (a new slot takes a new snapshot), "
+					   "or set cdc_kafka.snapshot_mode = when_needed",
+					   slot),
+			  WARNING);
+	cdcshm_set_error(MyStatus, MyStatus->detail);
+	return false;
 }
 
 /* ---- a session --------------------------------------------------------------------- */
@@ -534,6 +620,7 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
 	cfg->careful_until = MyStatus->careful_until;
+	cfg->careful_job = MyStatus->careful_job;
 	LWLockRelease(MyStatus->lock);
 }
 
@@ -588,12 +675,22 @@ report_blocked(CdcStream *s)
 	strlcpy(MyStatus->blocked_key, s->blocked_key, CDC_TEXT_LEN);
 	MyStatus->blocked_lsn = s->blocked_lsn;
 	MyStatus->skip_index = s->blocked_index;
+	MyStatus->blocked_job = s->blocked_job;
+	MyStatus->blocked_key_hash = s->blocked_key_hash;
 	LWLockRelease(MyStatus->lock);
 	/* the reason and the way out first: a key can be long */
-	detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
-					  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
-					  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
-					  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
+	if (s->blocked_job != 0)
+		detail = psprintf("Kafka refused a row of incremental snapshot %lld (%s); streaming waits at LSN %X/%X, "
+						  "cdc_kafka.skip_record('%X/%X') leaves the row out, cdc_kafka.cancel_snapshot(%lld) "
+						  "ends the snapshot; table %s, topic \"%s\", key %s",
+						  (long long) s->blocked_job, rd_kafka_err2str(s->blocked_err),
+						  LSN_FORMAT_ARGS(s->blocked_lsn), LSN_FORMAT_ARGS(s->blocked_lsn),
+						  (long long) s->blocked_job, table, s->blocked_topic, s->blocked_key);
+	else
+		detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
+						  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
+						  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
+						  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
 	cdcshm_set_error(MyStatus, detail);
 	set_state(CDC_STATE_BLOCKED, detail, WARNING);
 }
@@ -611,12 +708,14 @@ past_refusal(CdcStream *s)
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	if (MyStatus->skip_lsn != InvalidXLogRecPtr && s->confirmed > MyStatus->skip_lsn)
 		MyStatus->skip_lsn = InvalidXLogRecPtr;
-	if (s->careful_until != InvalidXLogRecPtr && s->confirmed >= s->careful_until)
+	if ((s->careful_until != InvalidXLogRecPtr && s->confirmed >= s->careful_until) ||
+		(s->careful_job != 0 && MyStatus->careful_job == 0))
 	{
 		MyStatus->careful_until = InvalidXLogRecPtr;
 		MyStatus->blocked_lsn = InvalidXLogRecPtr;
 		MyStatus->blocked_table[0] = '\0';
 		MyStatus->blocked_key[0] = '\0';
+		MyStatus->blocked_job = 0;
 		end = true;
 	}
 	LWLockRelease(MyStatus->lock);
@@ -756,6 +855,8 @@ open_session(CdcStreamConfig *cfg, const char *slot)
 	SlotCondition cond = slot_condition(slot);
 	CdcStream  *s;
 
+	if (cond == SLOT_MISSING && slot_remembered(slot) && !slot_vanished(slot))
+		return NULL;
 	if (cond == SLOT_INVALID && cdc_snapshot_mode == CDC_SNAPSHOT_WHEN_NEEDED)
 	{
 		drop_slot(slot, "it was invalidated, and snapshot_mode when_needed takes a new snapshot");
@@ -850,13 +951,26 @@ run_session(void)
 		}
 		return;
 	}
+	remember_slot(slot);
 	set_state(CDC_STATE_STREAMING, psprintf("streaming slot \"%s\" to %s", slot,
 											cdc_bootstrap_servers), LOG);
 	s->should_stop = session_interrupted;
 	snapshot_session_start(s, &cfg);
 	stream_until_done(s, session_fingerprint);
 	snapshot_session_end();
-	if (s->blocked && cfg.careful_until == InvalidXLogRecPtr)
+	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0)
+	{
+		/* as below, for a snapshot's row: its LSN is new at each read */
+		LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
+		MyStatus->careful_job = s->blocked_job;
+		LWLockRelease(MyStatus->lock);
+		ereport(LOG,
+				(errmsg("cdc_kafka: Kafka refused a row of incremental snapshot %lld (%s); sending one record per batch to find which",
+						(long long) s->blocked_job, rd_kafka_err2str(s->blocked_err))));
+		stream_close(s, 0);
+		return;
+	}
+	if (s->blocked && s->blocked_job == 0 && cfg.careful_until == InvalidXLogRecPtr)
 	{
 		/*
 		 * The broker refuses a produce batch whole, so the record named may
@@ -890,6 +1004,7 @@ worker_exit(int code, Datum arg)
 		return;
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = 0;
+	MyStatus->reading_job = 0;
 	if (code != 0 && MyStatus->state != CDC_STATE_SLOT_LOST)
 		MyStatus->state = CDC_STATE_ERROR;
 	LWLockRelease(MyStatus->lock);
@@ -947,6 +1062,7 @@ cdc_kafka_worker_main(Datum arg)
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = MyProcPid;
 	MyStatus->state = CDC_STATE_STARTING;
+	MyStatus->reading_job = 0;
 	LWLockRelease(MyStatus->lock);
 	before_shmem_exit(worker_exit, 0);
 	pgstat_report_appname("cdc_kafka worker");

@@ -88,6 +88,7 @@ typedef enum CdcWorkerState
 	CDC_STATE_STOPPED,			/* cdc_kafka.stop() */
 	CDC_STATE_SNAPSHOT,			/* the initial snapshot of a new slot */
 	CDC_STATE_STREAMING,
+	CDC_STATE_SNAPSHOTTING,		/* streaming waits: a snapshot chunk is being read */
 	CDC_STATE_BLOCKED,			/* a record Kafka refused for good */
 	CDC_STATE_SLOT_LOST,		/* slot invalidated: needs an operator */
 	CDC_STATE_ERROR				/* stopped on an error; restarts after a pause */
@@ -141,11 +142,17 @@ typedef struct CdcWorkerStatus
 	XLogRecPtr	skip_lsn;		/* set by skip_record(): skip the record there */
 	int			skip_index;		/* which of the records at that LSN */
 	XLogRecPtr	careful_until;	/* after a refusal: one record per batch up to here */
+	/* a row of an incremental snapshot refused: its job and key (hashed) */
+	int64		blocked_job;
+	uint64		blocked_key_hash;
+	int64		careful_job;	/* one record per batch until this job's chunk is acknowledged */
 	/* the snapshot being read: initial, or the incremental one in progress */
 	char		snapshot_table[CDC_TEXT_LEN];
 	int64		snapshot_rows;
 	int64		snapshot_rows_estimated;
 	char		snapshot_wait[CDC_TEXT_LEN];	/* what an incremental chunk waits for */
+	int64		reading_job;	/* the snapshot whose chunk is being read, or 0 */
+	TimestampTz reading_since;	/* when that read began */
 	CdcCommand	command;
 	bool		command_done;
 } CdcWorkerStatus;
