@@ -1119,13 +1119,7 @@ request_all_sql(void *arg)
 						  "requested_by, requested_by_superuser, rows_estimated) "
 						  "SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname), $3, $2, true, "
 						  "greatest(c.reltuples, 0::pg_catalog.float4) "
-						  "FROM pg_catalog.pg_publication_tables pt "
-						  "JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname "
-						  "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid "
-						  "AND c.relname OPERATOR(pg_catalog.=) pt.tablename "
-						  "WHERE pt.pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name "
-						  "AND pt.schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name "
-						  "ORDER BY pt.schemaname, pt.tablename",
+						  CDC_PUBLISHED_TABLES_SQL,
 						  3, types, values, NULL, false, 0);
 }
 

@@ -102,13 +102,7 @@ captured_tables(const char *publication)
 
 	SPI_connect();
 	SPI_execute_with_args("SELECT c.oid, pt.attnames::pg_catalog.text[], pt.rowfilter "
-						  "FROM pg_catalog.pg_publication_tables pt "
-						  "JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname "
-						  "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid "
-						  "AND c.relname OPERATOR(pg_catalog.=) pt.tablename "
-						  "WHERE pt.pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name "
-						  "AND pt.schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name "
-						  "ORDER BY pt.schemaname, pt.tablename",
+						  CDC_PUBLISHED_TABLES_SQL,
 						  1, types, values, NULL, true, 0);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{

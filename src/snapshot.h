@@ -21,6 +21,21 @@
 /* The prefix of the logical messages that delimit incremental chunks. */
 #define CDC_WATERMARK_PREFIX "cdc_kafka.watermark"
 
+/*
+ * The tables publication $1 publishes (not the extension's own), as c (their
+ * pg_class row) and pt (pg_publication_tables), in name order: what the
+ * snapshots read.  Every name qualified: it runs in the worker and for
+ * callers of the SQL functions.
+ */
+#define CDC_PUBLISHED_TABLES_SQL \
+	"FROM pg_catalog.pg_publication_tables pt " \
+	"JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname " \
+	"JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid " \
+	"AND c.relname OPERATOR(pg_catalog.=) pt.tablename " \
+	"WHERE pt.pubname OPERATOR(pg_catalog.=) $1::pg_catalog.name " \
+	"AND pt.schemaname OPERATOR(pg_catalog.<>) '" CDC_EXTENSION_SCHEMA "'::pg_catalog.name " \
+	"ORDER BY pt.schemaname, pt.tablename"
+
 typedef enum CdcSnapshotMode
 {
 	CDC_SNAPSHOT_INITIAL,
