@@ -688,18 +688,22 @@ slot_exists(const char *slot)
 	return exists;
 }
 
-static void
+/* Run sql about slot ($1, text) as the bootstrap superuser; the rows it touched. */
+static uint64
 slot_call(const char *sql, const char *slot, Datum extra, Oid extratype)
 {
 	Oid			types[2] = {TEXTOID, extratype};
 	Datum		values[2] = {CStringGetTextDatum(slot), extra};
 	AsSuperuser as;
+	uint64		processed;
 
 	as_superuser(&as);
 	SPI_connect();
 	SPI_execute_with_args(sql, extratype == InvalidOid ? 1 : 2, types, values, NULL, false, 0);
+	processed = SPI_processed;
 	SPI_finish();
 	as_caller(&as);
+	return processed;
 }
 
 /*
@@ -709,21 +713,9 @@ slot_call(const char *sql, const char *slot, Datum extra, Oid extratype)
 static bool
 forget_slot(const char *slot)
 {
-	Oid			types[1] = {NAMEOID};
-	Datum		values[1] = {DirectFunctionCall1(namein, CStringGetDatum(slot))};
-	bool		forgotten;
-
-	AsSuperuser as;
-
-	as_superuser(&as);
-	SPI_connect();
-	SPI_execute_with_args("UPDATE cdc_kafka.worker_state SET slot_name = NULL "
-						  "WHERE slot_name OPERATOR(pg_catalog.=) $1",
-						  1, types, values, NULL, false, 0);
-	forgotten = SPI_processed > 0;
-	SPI_finish();
-	as_caller(&as);
-	return forgotten;
+	return slot_call("UPDATE cdc_kafka.worker_state SET slot_name = NULL "
+					 "WHERE slot_name OPERATOR(pg_catalog.=) $1::pg_catalog.name",
+					 slot, 0, InvalidOid) > 0;
 }
 
 Datum

@@ -202,28 +202,30 @@ cdcshm_get_state(CdcWorkerStatus *ws)
 	return state;
 }
 
-/* The slot name the worker streams from, palloc'd ("" before its first session). */
-char *
-cdcshm_get_slot_name(CdcWorkerStatus *ws)
+/* A name field of ws, copied under its lock; palloc'd. */
+static char *
+copy_name(CdcWorkerStatus *ws, const char *field)
 {
 	char		name[NAMEDATALEN];
 
 	LWLockAcquire(ws->lock, LW_SHARED);
-	strlcpy(name, ws->slot_name, NAMEDATALEN);
+	strlcpy(name, field, NAMEDATALEN);
 	LWLockRelease(ws->lock);
 	return pstrdup(name);
+}
+
+/* The slot name the worker streams from, palloc'd ("" before its first session). */
+char *
+cdcshm_get_slot_name(CdcWorkerStatus *ws)
+{
+	return copy_name(ws, ws->slot_name);
 }
 
 /* The publication the worker streams, palloc'd. */
 char *
 cdcshm_get_publication(CdcWorkerStatus *ws)
 {
-	char		name[NAMEDATALEN];
-
-	LWLockAcquire(ws->lock, LW_SHARED);
-	strlcpy(name, ws->publication, NAMEDATALEN);
-	LWLockRelease(ws->lock);
-	return pstrdup(name);
+	return copy_name(ws, ws->publication);
 }
 
 void
