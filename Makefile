@@ -13,11 +13,15 @@
 EXTENSION = cdc_kafka
 MODULE_big = cdc_kafka
 
-# Pure C: no backend calls, linked alone into the cmocka tests.
-PURE_SRCS = src/jsonout.c src/binenc.c src/decimal.c src/temporal.c \
-	src/hstoretext.c src/watermark.c
-BACKEND_SRCS = $(filter-out $(PURE_SRCS),$(sort $(wildcard src/*.c)))
-OBJS = $(BACKEND_SRCS:.c=.o) $(PURE_SRCS:.c=.o)
+# The source rooms (README: Layout; test/check-layout.py enforces the rules):
+#   src/common  pure C without backend calls, linked alone into the cmocka tests
+#   src/plugin  the logical decoding output plugin
+#   src/worker  launcher, worker, stream, producer, snapshots, settings, SQL API
+COMMON_SRCS = $(sort $(wildcard src/common/*.c))
+PLUGIN_SRCS = $(sort $(wildcard src/plugin/*.c))
+WORKER_SRCS = $(sort $(wildcard src/worker/*.c))
+OBJS = $(COMMON_SRCS:.c=.o) $(PLUGIN_SRCS:.c=.o) $(WORKER_SRCS:.c=.o)
+HEADERS = $(wildcard src/*/*.h)
 
 DATA = $(sort $(wildcard sql/cdc_kafka--*.sql))
 
@@ -42,7 +46,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on every header: the structs are shared.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(HEADERS)
 
 # The pg_regress suites alone (installcheck also runs the TAP suites).
 .PHONY: regresscheck
@@ -64,8 +68,9 @@ UNIT_SRCS = $(sort $(wildcard test/unit/*_test.c))
 UNIT_BINS = $(UNIT_SRCS:.c=)
 UNIT_CFLAGS = -std=gnu11 -O1 -g $(WARNFLAGS) $(if $(WERROR),-Werror) -Isrc
 
-test/unit/%_test: test/unit/%_test.c $(PURE_SRCS) $(wildcard src/*.h)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(PURE_SRCS) -lcmocka -lm
+# Linking src/common alone is itself a check: a backend call there fails.
+test/unit/%_test: test/unit/%_test.c $(COMMON_SRCS) $(wildcard src/common/*.h)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lcmocka -lm
 
 .PHONY: unitcheck
 unitcheck: $(UNIT_BINS)

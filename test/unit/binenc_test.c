@@ -19,7 +19,7 @@
 
 #include <string.h>
 
-#include "binenc.h"
+#include "common/binenc.h"
 
 static void
 check_base64(const char *in, size_t len, int url_safe, const char *expected)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decimal.h"
+#include "common/decimal.h"
 
 #define LONG_DIGITS 1200
 

@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "hstoretext.h"
+#include "common/hstoretext.h"
 
 #define MAX_TEXT 1024
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonout.h"
+#include "common/jsonout.h"
 
 /* Escape in with jsonout_escape and compare with the expected body. */
 static void

@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include "temporal.h"
+#include "common/temporal.h"
 
 /* Defaults of 'infinity': Debezium 3.6.1 on date/timestamp columns (conformance 40-defaults) */
 static void

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "watermark.h"
+#include "common/watermark.h"
 
 #define RING_SIZE 4
 

@@ -1,0 +1,666 @@
+/*-------------------------------------------------------------------------
+ *
+ * encoder.c
+ *		The Debezium envelope: record keys and values of change events,
+ *		logical decoding messages and transaction metadata, written as
+ *		Kafka's JsonConverter writes them (schemas.enable on or off).
+ *
+ * Field order, schema names and null handling follow Debezium 3.6 under
+ * JsonConverter: every schema field is written even when null, a null
+ * value of a field with a default is written as the default, and the
+ * "source" block carries "snapshot":"false" that way.  The per-table parts
+ * of the schemas are pre-rendered by relinfo.c; the fixed parts are here.
+ *
+ * src/plugin/encoder.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "mb/pg_wchar.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "common/hstoretext.h"
+#include "common/jsonout.h"
+#include "common/temporal.h"
+#include "plugin/encoder.h"
+#include "plugin/envelope.h"
+#include "plugin/options.h"
+#include "plugin/plugin.h"
+#include "plugin/recout.h"
+#include "plugin/relinfo.h"
+#include "plugin/textenc.h"
+#include "plugin/typemap.h"
+
+/* Append a string literal without measuring it. */
+#define APPEND_LITERAL(buf, lit) appendBinaryStringInfo((buf), (lit), sizeof(lit) - 1)
+
+#define TXN_KEY_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataKey\"," \
+	"\"version\":1}"
+
+#define TXN_VALUE_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"status\"}," \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}," \
+	"{\"type\":\"int64\",\"optional\":true,\"field\":\"event_count\"}," \
+	"{\"type\":\"array\",\"items\":{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":false,\"field\":\"data_collection\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"event_count\"}]," \
+	"\"optional\":true,\"name\":\"event.collection\",\"version\":1}," \
+	"\"optional\":true,\"field\":\"data_collections\"}," \
+	"{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataValue\"," \
+	"\"version\":1}"
+
+#define MESSAGE_KEY_SCHEMA \
+	"{\"type\":\"struct\",\"fields\":[" \
+	"{\"type\":\"string\",\"optional\":true,\"field\":\"prefix\"}]," \
+	"\"optional\":false,\"name\":\"io.debezium.connector.postgresql.MessageKey\"," \
+	"\"version\":1}"
+
+/* ---- small writers ------------------------------------------------------------ */
+
+static void
+append_int64(StringInfo buf, int64 v)
+{
+	char		tmp[JSONOUT_NUMBER_MAX];
+
+	appendBinaryStringInfo(buf, tmp, jsonout_int64(v, tmp));
+}
+
+/* PostgreSQL timestamps count microseconds from 2000-01-01. */
+static int64
+unix_micros(TimestampTz ts)
+{
+	return ts + TEMPORAL_PG_EPOCH_USECS;
+}
+
+/* Milliseconds as java.time.Instant.toEpochMilli gives them: floor. */
+static int64
+floor_millis(int64 us)
+{
+	return (us >= 0) ? us / 1000 : -((-us + 999) / 1000);
+}
+
+/* Wall-clock now in Unix microseconds, or 0 for deterministic output. */
+int64
+encoder_now(const CdcOptions *opts)
+{
+	return opts->deterministic ? 0 : unix_micros(GetCurrentTimestamp());
+}
+
+/*
+ * "ts_ms":...,"ts_us":...,"ts_ns":... of one instant.  For the usual
+ * positive microsecond counts of 4+ digits the three are the same digits
+ * cut or extended, so they are formatted once.
+ */
+static void
+append_ts_fields(StringInfo buf, int64 us)
+{
+	char		digits[JSONOUT_NUMBER_MAX];
+	size_t		n;
+
+	if (us < 1000)
+	{
+		APPEND_LITERAL(buf, "\"ts_ms\":");
+		append_int64(buf, floor_millis(us));
+		APPEND_LITERAL(buf, ",\"ts_us\":");
+		append_int64(buf, us);
+		APPEND_LITERAL(buf, ",\"ts_ns\":");
+		append_int64(buf, us * 1000);
+		return;
+	}
+	n = jsonout_int64(us, digits);
+	APPEND_LITERAL(buf, "\"ts_ms\":");
+	appendBinaryStringInfo(buf, digits, n - 3);
+	APPEND_LITERAL(buf, ",\"ts_us\":");
+	appendBinaryStringInfo(buf, digits, n);
+	APPEND_LITERAL(buf, ",\"ts_ns\":");
+	appendBinaryStringInfo(buf, digits, n);
+	APPEND_LITERAL(buf, "000");
+}
+
+/* "<xid>:<lsn>", Debezium's transaction id for PostgreSQL. */
+void
+encoder_txn_id(StringInfo buf, TransactionId xid, uint64 lsn, const CdcOptions *opts)
+{
+	if (opts->deterministic)
+		appendStringInfoString(buf, "0:0");
+	else
+		appendStringInfo(buf, "%u:" UINT64_FORMAT, xid, lsn);
+}
+
+/* ---- source and transaction blocks ---------------------------------------- */
+
+static void
+append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
+{
+	if (lsn == 0)
+		APPEND_LITERAL(buf, "null");
+	else
+	{
+		APPEND_LITERAL(buf, "\\\"");
+		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
+		APPEND_LITERAL(buf, "\\\"");
+	}
+}
+
+/*
+ * The parts of the "source" block that are the same for every record of a
+ * transaction (or of a snapshot), rendered once (they are most of the block):
+ *	head	"source":{"version":...,"ts_ms":...,"snapshot":
+ *	head2	,"db":...,"sequence":"[<last commit>,
+ *	mid		]","ts_us":...,"ts_ns":...
+ *	txid	,"txId":...,"lsn":
+ *	tail	,"xmin":null,"origin":...,"origin_lsn":...}
+ * Per record only the snapshot marker, the LSN (twice) and the table go in
+ * between.
+ */
+static void
+render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(txn->cxt);
+	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
+	StringInfoData b;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
+				   "\",\"connector\":\"postgresql\",\"name\":");
+	textenc_append_json(&b, opts->topic_prefix, strlen(opts->topic_prefix));
+	APPEND_LITERAL(&b, ",\"ts_ms\":");
+	append_int64(&b, floor_millis(commit_us));
+	APPEND_LITERAL(&b, ",\"snapshot\":");
+	txn->src_head = b.data;
+	txn->src_head_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"db\":");
+	textenc_append_json_utf8(&b, opts->dbname, strlen(opts->dbname));
+	APPEND_LITERAL(&b, ",\"sequence\":\"[");
+	append_lsn_string(&b, txn->last_commit_lsn, opts);
+	appendStringInfoChar(&b, ',');
+	txn->src_head2 = b.data;
+	txn->src_head2_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, "]\",\"ts_us\":");
+	append_int64(&b, commit_us);
+	APPEND_LITERAL(&b, ",\"ts_ns\":");
+	append_int64(&b, commit_us * 1000);
+	txn->src_mid = b.data;
+	txn->src_mid_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"txId\":");
+	if (has_xid)
+		append_int64(&b, opts->deterministic ? 0 : (int64) txn->xid);
+	else
+		APPEND_LITERAL(&b, "null");
+	APPEND_LITERAL(&b, ",\"lsn\":");
+	txn->src_txid = b.data;
+	txn->src_txid_len = b.len;
+
+	initStringInfo(&b);
+	APPEND_LITERAL(&b, ",\"xmin\":null,\"origin\":");
+	if (txn->origin != NULL)
+		textenc_append_json(&b, txn->origin, strlen(txn->origin));
+	else
+		APPEND_LITERAL(&b, "null");
+	APPEND_LITERAL(&b, ",\"origin_lsn\":");
+	if (txn->origin != NULL && txn->origin_lsn != 0)
+		append_int64(&b, opts->deterministic ? 0 : (int64) txn->origin_lsn);
+	else
+		APPEND_LITERAL(&b, "null");
+	appendStringInfoChar(&b, '}');
+	txn->src_tail = b.data;
+	txn->src_tail_len = b.len;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The "source" block of a record at lsn (0: no position, as Debezium's
+ * incremental snapshot reads have none).  marker is the "snapshot" field's
+ * JSON; table_suffix is ,"schema":...,"table":... of the table (or of ""
+ * for messages).
+ */
+static void
+append_source(StringInfo buf, CdcTxnState *txn, uint64 lsn, bool has_xid,
+			  const char *marker, const char *table_suffix, int suffix_len,
+			  const CdcOptions *opts)
+{
+	if (txn->src_head == NULL)
+		render_source_parts(txn, has_xid, opts);
+	appendBinaryStringInfo(buf, txn->src_head, txn->src_head_len);
+	appendStringInfoString(buf, marker);
+	appendBinaryStringInfo(buf, txn->src_head2, txn->src_head2_len);
+	append_lsn_string(buf, lsn, opts);
+	appendBinaryStringInfo(buf, txn->src_mid, txn->src_mid_len);
+	appendBinaryStringInfo(buf, table_suffix, suffix_len);
+	appendBinaryStringInfo(buf, txn->src_txid, txn->src_txid_len);
+	if (lsn == 0)
+		APPEND_LITERAL(buf, "null");
+	else
+		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
+	appendBinaryStringInfo(buf, txn->src_tail, txn->src_tail_len);
+}
+
+/* Count one data event of collection; returns its order within that collection. */
+static int64
+count_event(CdcTxnState *txn, const char *collection)
+{
+	ListCell   *lc;
+	CdcCollectionCount *cc;
+	MemoryContext oldcxt;
+
+	txn->event_count++;
+	foreach(lc, txn->collections)
+	{
+		cc = lfirst(lc);
+		if (strcmp(cc->name, collection) == 0)
+			return ++cc->count;
+	}
+	/* the counts outlive the change being encoded */
+	oldcxt = MemoryContextSwitchTo(txn->cxt);
+	cc = palloc(sizeof(CdcCollectionCount));
+	cc->name = pstrdup(collection);
+	cc->count = 1;
+	txn->collections = lappend(txn->collections, cc);
+	MemoryContextSwitchTo(oldcxt);
+	return 1;
+}
+
+/* The per-event "transaction" block, or null without transaction metadata. */
+static void
+append_transaction_block(StringInfo buf, CdcTxnState *txn, const char *collection,
+						 uint64 lsn, const CdcOptions *opts)
+{
+	int64		order;
+
+	appendStringInfoString(buf, "\"transaction\":");
+	if (!opts->transaction_metadata || txn == NULL)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	order = count_event(txn, collection);
+	appendStringInfoString(buf, "{\"id\":\"");
+	encoder_txn_id(buf, txn->xid, lsn, opts);
+	appendStringInfoString(buf, "\",\"total_order\":");
+	append_int64(buf, txn->event_count);
+	appendStringInfoString(buf, ",\"data_collection_order\":");
+	append_int64(buf, order);
+	appendStringInfoChar(buf, '}');
+}
+
+/* ---- change events ------------------------------------------------------------ */
+
+/*
+ * The value of one column of a row image: null becomes the schema default
+ * (JsonConverter's replace.null.with.default), and a NOT NULL column without
+ * a value (not in the old key tuple) its default or fallback.
+ */
+static void
+append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int i,
+					const CdcOptions *opts)
+{
+	if (row->unchanged != NULL && row->unchanged[i])
+		typemap_write_placeholder(buf, col, opts);
+	else if (!row->nulls[i])
+		typemap_write_value(buf, col, row->values[i], opts);
+	else if (col->default_json != NULL)
+		appendStringInfoString(buf, col->default_json);
+	else if (col->fallback_json != NULL)
+		appendStringInfoString(buf, col->fallback_json);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+/*
+ * The column being written, named in the context of an error (a value
+ * that does not convert to UTF-8, ...).
+ */
+typedef struct ColumnErrorInfo
+{
+	const CdcRelInfo *ri;
+	int			column;
+	ErrorContextCallback cb;
+} ColumnErrorInfo;
+
+static void
+column_error_callback(void *arg)
+{
+	ColumnErrorInfo *info = arg;
+
+	if (info->column >= 0)
+		errcontext("column \"%s\" of table \"%s.%s\"",
+				   info->ri->columns[info->column].name,
+				   info->ri->schemaname, info->ri->relname);
+}
+
+static void
+column_error_push(ColumnErrorInfo *info, const CdcRelInfo *ri)
+{
+	info->ri = ri;
+	info->column = -1;
+	info->cb.callback = column_error_callback;
+	info->cb.arg = info;
+	info->cb.previous = error_context_stack;
+	error_context_stack = &info->cb;
+}
+
+static void
+append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOptions *opts)
+{
+	ColumnErrorInfo err;
+
+	if (row == NULL)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	column_error_push(&err, ri);
+	appendStringInfoChar(buf, '{');
+	for (int i = 0; i < ri->ncolumns; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		err.column = i;
+		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
+		append_column_value(buf, &ri->columns[i], row, i, opts);
+	}
+	appendStringInfoChar(buf, '}');
+	error_context_stack = err.cb.previous;
+}
+
+/* The record key of a change: the key columns of row (caller checks nkeys). */
+void
+encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+				  const CdcOptions *opts)
+{
+	ColumnErrorInfo err;
+
+	column_error_push(&err, ri);
+	appendBinaryStringInfo(buf, ri->key_prefix, ri->key_prefix_len);
+	appendStringInfoChar(buf, '{');
+	for (int k = 0; k < ri->nkeys; k++)
+	{
+		int			i = ri->keys[k];
+
+		if (k > 0)
+			appendStringInfoChar(buf, ',');
+		err.column = i;
+		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
+		append_column_value(buf, &ri->columns[i], row, i, opts);
+	}
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+	error_context_stack = err.cb.previous;
+}
+
+/* The record value of a change event (op c, u, d or t). */
+void
+encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
+						   const CdcRow *before, const CdcRow *after,
+						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
+{
+	char		optext[] = ",\"op\":\"x\",";
+
+	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
+	APPEND_LITERAL(buf, "{\"before\":");
+	append_row(buf, ri, before, opts);
+	APPEND_LITERAL(buf, ",\"after\":");
+	append_row(buf, ri, after, opts);
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, true, "\"false\"", ri->source_suffix,
+				  ri->source_suffix_len, opts);
+	appendStringInfoChar(buf, ',');
+	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
+	optext[7] = (char) op;
+	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
+	append_ts_fields(buf, encoder_now(opts));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/*
+ * The record value of a snapshot read (op "r").  marker is the source's
+ * "snapshot" value (first, true, last, incremental, ...); lsn the slot's
+ * consistent point of an initial snapshot, 0 for an incremental one (whose
+ * reads carry no transaction id either: txn->xid is then invalid).
+ */
+void
+encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+						 CdcTxnState *txn, const char *marker, uint64 lsn,
+						 const CdcOptions *opts)
+{
+	char		quoted[40];
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
+	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
+	APPEND_LITERAL(buf, "{\"before\":null,\"after\":");
+	append_row(buf, ri, row, opts);
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
+				  ri->source_suffix, ri->source_suffix_len, opts);
+	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
+	append_ts_fields(buf, encoder_now(opts));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* ---- logical decoding messages ----------------------------------------------- */
+
+void
+encoder_write_message_key(StringInfo buf, const char *prefix, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" MESSAGE_KEY_SCHEMA ",\"payload\":");
+	appendStringInfoString(buf, "{\"prefix\":");
+	textenc_append_json(buf, prefix, strlen(prefix));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+static void
+append_message_schema(StringInfo buf, const CdcOptions *opts)
+{
+	appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+						   "{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},"
+						   "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"},"
+						   CDC_SOURCE_SCHEMA "," CDC_TRANSACTION_BLOCK_SCHEMA ","
+						   "{\"type\":\"struct\",\"fields\":["
+						   "{\"type\":\"string\",\"optional\":true,\"field\":\"prefix\"},");
+	appendStringInfo(buf, "{\"type\":\"%s\",\"optional\":true,\"field\":\"content\"}],",
+					 opts->binary_mode == CDC_BINARY_BYTES ? "bytes" : "string");
+	appendStringInfoString(buf, "\"optional\":false,\"name\":\"io.debezium.connector.postgresql.Message\","
+						   "\"version\":1,\"field\":\"message\"}],\"optional\":false,"
+						   "\"name\":\"io.debezium.connector.postgresql.MessageValue\","
+						   "\"version\":1},\"payload\":");
+}
+
+/*
+ * The value of an op "m" record.  txn is NULL for a non-transactional
+ * message, which carries no txId and no transaction block; its source
+ * timestamp is that of the last transaction seen, as Debezium's is.
+ */
+void
+encoder_write_message_value(StringInfo buf, const char *prefix, const char *content,
+							Size sz, CdcTxnState *txn, uint64 lsn,
+							const CdcOptions *opts)
+{
+	static const char no_table[] = ",\"schema\":\"\",\"table\":\"\"";
+	int64		now = encoder_now(opts);
+
+	if (opts->schemas)
+		append_message_schema(buf, opts);
+	appendStringInfoString(buf, "{\"op\":\"m\",\"ts_ms\":");
+	append_int64(buf, floor_millis(now));
+	appendStringInfoChar(buf, ',');
+	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId, "\"false\"",
+				  no_table, sizeof(no_table) - 1, opts);
+	appendStringInfoChar(buf, ',');
+	append_transaction_block(buf, txn->xid != InvalidTransactionId ? txn : NULL,
+							 "LOGICAL_DECODING_MESSAGE", lsn, opts);
+	appendStringInfoString(buf, ",\"message\":{\"prefix\":");
+	textenc_append_json(buf, prefix, strlen(prefix));
+	appendStringInfoString(buf, ",\"content\":");
+	typemap_write_binary(buf, content, sz, opts);
+	appendStringInfoString(buf, "}}");
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* ---- context headers -------------------------------------------------------------- */
+
+static void
+context_header(CdcRecordOut *ro, const char *name, const char *value, const CdcOptions *opts)
+{
+	StringInfo	buf = ro->buf;
+
+	recout_header_begin(ro, name);
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":");
+	textenc_append_json(buf, value, strlen(value));
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+	recout_header_end(ro);
+}
+
+/*
+ * Debezium 3.3+ adds these headers to every change record (and its
+ * tombstone) unless extended.headers.enabled is false.
+ */
+void
+encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts)
+{
+	context_header(ro, "__debezium.context.connectorLogicalName", opts->topic_prefix, opts);
+	context_header(ro, "__debezium.context.taskId", "0", opts);
+	context_header(ro, "__debezium.context.connectorName", "postgresql", opts);
+	context_header(ro, "__debezium.context.runId",
+				   opts->deterministic ? "00000000-0000-0000-0000-000000000000" : opts->run_id,
+				   opts);
+}
+
+/* ---- transaction metadata ------------------------------------------------------ */
+
+void
+encoder_write_txn_key(StringInfo buf, const char *id, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" TXN_KEY_SCHEMA ",\"payload\":");
+	appendStringInfoString(buf, "{\"id\":");
+	textenc_append_json(buf, id, strlen(id));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* END's per-table counts, in the iteration order of Debezium's HashMap. */
+static void
+append_data_collections(StringInfo buf, const CdcTxnState *txn)
+{
+	int			n = list_length(txn->collections);
+	HstorePair *pairs = palloc(sizeof(HstorePair) * Max(n, 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, txn->collections)
+	{
+		CdcCollectionCount *cc = lfirst(lc);
+		size_t		len;
+
+		/* Java hashes the UTF-16 of the name: order by its UTF-8 form */
+		pairs[i].key = textenc_to_utf8(cc->name, strlen(cc->name), &len);
+		pairs[i].keylen = len;
+		pairs[i].value = (const char *) cc;
+		pairs[i].valuelen = 0;
+		i++;
+	}
+	hstoretext_java_order(pairs, n);
+	appendStringInfoChar(buf, '[');
+	for (i = 0; i < n; i++)
+	{
+		const CdcCollectionCount *cc = (const CdcCollectionCount *) pairs[i].value;
+
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		appendStringInfoString(buf, "{\"data_collection\":");
+		textenc_append_json_utf8(buf, pairs[i].key, pairs[i].keylen);
+		appendStringInfoString(buf, ",\"event_count\":");
+		append_int64(buf, cc->count);
+		appendStringInfoChar(buf, '}');
+	}
+	appendStringInfoChar(buf, ']');
+	pfree(pairs);
+}
+
+/* The value of a BEGIN or END record on <prefix>.transaction. */
+void
+encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
+						CdcTxnState *txn, const CdcOptions *opts)
+{
+	int64		commit_us = opts->deterministic ? 0 : unix_micros(txn->commit_time);
+
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":" TXN_VALUE_SCHEMA ",\"payload\":");
+	appendStringInfo(buf, "{\"status\":\"%s\",\"id\":", is_begin ? "BEGIN" : "END");
+	textenc_append_json(buf, id, strlen(id));
+	if (is_begin)
+		appendStringInfoString(buf, ",\"event_count\":null,\"data_collections\":null");
+	else
+	{
+		appendStringInfoString(buf, ",\"event_count\":");
+		append_int64(buf, txn->event_count);
+		appendStringInfoString(buf, ",\"data_collections\":");
+		append_data_collections(buf, txn);
+	}
+	appendStringInfoString(buf, ",\"ts_ms\":");
+	append_int64(buf, floor_millis(commit_us));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* ---- heartbeats ------------------------------------------------------------------ */
+
+/* Key of a heartbeat record: io.debezium.connector.common.ServerNameKey. */
+void
+encoder_write_heartbeat_key(StringInfo buf, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+							   "{\"type\":\"string\",\"optional\":false,\"field\":\"serverName\"}],"
+							   "\"optional\":false,\"name\":\"io.debezium.connector.common.ServerNameKey\","
+							   "\"version\":1},\"payload\":");
+	appendStringInfoString(buf, "{\"serverName\":");
+	textenc_append_json(buf, opts->topic_prefix, strlen(opts->topic_prefix));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}
+
+/* Value of a heartbeat record: io.debezium.connector.common.Heartbeat. */
+void
+encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts)
+{
+	if (opts->schemas)
+		appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+							   "{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}],"
+							   "\"optional\":false,\"name\":\"io.debezium.connector.common.Heartbeat\","
+							   "\"version\":1},\"payload\":");
+	appendStringInfoString(buf, "{\"ts_ms\":");
+	append_int64(buf, floor_millis(encoder_now(opts)));
+	appendStringInfoChar(buf, '}');
+	if (opts->schemas)
+		appendStringInfoChar(buf, '}');
+}

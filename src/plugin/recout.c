@@ -1,0 +1,235 @@
+/*-------------------------------------------------------------------------
+ *
+ * recout.c
+ *		Frame Kafka records in the output plugin's output row.
+ *
+ * The encoder writes a record's key, value and headers straight into the
+ * decoding context's output buffer; this module writes what goes around
+ * them, for the three output formats:
+ *
+ *	value	the row is the record's value only (what a consumer reads);
+ *			a tombstone is the JSON literal null.
+ *	record	the row is {"topic":...,"key":...,"value":...,"headers":{...}},
+ *			for inspection and tests.
+ *	binary	the row is a frame for the streaming worker, which hands topic,
+ *			key, value and headers to librdkafka without parsing JSON:
+ *				'R' lsn:u64 relid:u32 topiclen:u16 topic keylen:i32 key
+ *				    valuelen:i32 value nheaders:u8
+ *				    { namelen:u8 name len:i32 bytes }...
+ *			(integers big-endian; a length of -1 is a null key or value;
+ *			relid is the table's OID, 0 for messages and metadata),
+ *			and 'C' end_lsn:u64 commit_time:i64 after the last record of a
+ *			transaction (commit_time as PostgreSQL's TimestampTz), and
+ *			'W' lsn:u64 len:u32 content for a snapshot watermark message.
+ *
+ * src/plugin/recout.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "plugin/options.h"
+#include "plugin/recout.h"
+#include "plugin/textenc.h"
+
+static void
+put_u8(StringInfo buf, uint8 v)
+{
+	appendStringInfoCharMacro(buf, (char) v);
+}
+
+static void
+put_u16(StringInfo buf, uint16 v)
+{
+	char		b[2] = {(char) (v >> 8), (char) v};
+
+	appendBinaryStringInfo(buf, b, 2);
+}
+
+static void
+put_u32(StringInfo buf, uint32 v)
+{
+	char		b[4] = {(char) (v >> 24), (char) (v >> 16), (char) (v >> 8), (char) v};
+
+	appendBinaryStringInfo(buf, b, 4);
+}
+
+static void
+put_u64(StringInfo buf, uint64 v)
+{
+	put_u32(buf, (uint32) (v >> 32));
+	put_u32(buf, (uint32) v);
+}
+
+/* Overwrite the 4-byte length reserved at pos with what was written since. */
+static void
+patch_length(StringInfo buf, int pos)
+{
+	uint32		len = buf->len - pos - 4;
+	unsigned char *p = (unsigned char *) buf->data + pos;
+
+	p[0] = len >> 24;
+	p[1] = len >> 16;
+	p[2] = len >> 8;
+	p[3] = len;
+}
+
+void
+recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
+			 const char *topic, uint64 lsn, Oid relid)
+{
+	ro->buf = buf;
+	ro->format = format;
+	ro->len_pos = -1;
+	ro->nheaders = 0;
+	ro->nheaders_pos = -1;
+
+	if (format == CDC_OUTPUT_RECORD)
+	{
+		appendStringInfoString(buf, "{\"topic\":");
+		textenc_append_json(buf, topic, strlen(topic));
+		appendStringInfoString(buf, ",\"key\":");
+	}
+	else if (format == CDC_OUTPUT_BINARY)
+	{
+		size_t		topiclen = strlen(topic);
+
+		put_u8(buf, CDC_FRAME_RECORD);
+		put_u64(buf, lsn);
+		put_u32(buf, relid);
+		put_u16(buf, (uint16) topiclen);
+		appendBinaryStringInfo(buf, topic, topiclen);
+	}
+}
+
+/* Only the value format leaves keys out. */
+bool
+recout_wants_key(const CdcRecordOut *ro)
+{
+	return ro->format != CDC_OUTPUT_VALUE;
+}
+
+void
+recout_key_begin(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_BINARY)
+	{
+		ro->len_pos = ro->buf->len;
+		put_u32(ro->buf, 0);
+	}
+}
+
+void
+recout_key_end(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_BINARY)
+		patch_length(ro->buf, ro->len_pos);
+}
+
+void
+recout_key_null(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, "null");
+	else if (ro->format == CDC_OUTPUT_BINARY)
+		put_u32(ro->buf, 0xFFFFFFFF);
+}
+
+void
+recout_value_begin(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, ",\"value\":");
+	else if (ro->format == CDC_OUTPUT_BINARY)
+	{
+		ro->len_pos = ro->buf->len;
+		put_u32(ro->buf, 0);
+	}
+}
+
+void
+recout_value_end(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, ",\"headers\":{");
+	else if (ro->format == CDC_OUTPUT_BINARY)
+	{
+		patch_length(ro->buf, ro->len_pos);
+		ro->nheaders_pos = ro->buf->len;
+		put_u8(ro->buf, 0);
+	}
+}
+
+void
+recout_value_null(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_BINARY)
+	{
+		put_u32(ro->buf, 0xFFFFFFFF);
+		ro->nheaders_pos = ro->buf->len;
+		put_u8(ro->buf, 0);
+		return;
+	}
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, ",\"value\":");
+	appendStringInfoString(ro->buf, "null");
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, ",\"headers\":{");
+}
+
+void
+recout_header_begin(CdcRecordOut *ro, const char *name)
+{
+	if (ro->format == CDC_OUTPUT_RECORD)
+	{
+		if (ro->nheaders > 0)
+			appendStringInfoChar(ro->buf, ',');
+		textenc_append_json(ro->buf, name, strlen(name));
+		appendStringInfoChar(ro->buf, ':');
+	}
+	else if (ro->format == CDC_OUTPUT_BINARY)
+	{
+		size_t		namelen = strlen(name);
+
+		put_u8(ro->buf, (uint8) namelen);
+		appendBinaryStringInfo(ro->buf, name, namelen);
+		ro->len_pos = ro->buf->len;
+		put_u32(ro->buf, 0);
+	}
+	ro->nheaders++;
+}
+
+void
+recout_header_end(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_BINARY)
+		patch_length(ro->buf, ro->len_pos);
+}
+
+void
+recout_end(CdcRecordOut *ro)
+{
+	if (ro->format == CDC_OUTPUT_RECORD)
+		appendStringInfoString(ro->buf, "}}");
+	else if (ro->format == CDC_OUTPUT_BINARY)
+		ro->buf->data[ro->nheaders_pos] = (char) ro->nheaders;
+}
+
+/* Binary format only: the end of a transaction's records. */
+void
+recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time)
+{
+	put_u8(buf, CDC_FRAME_COMMIT);
+	put_u64(buf, end_lsn);
+	put_u64(buf, (uint64) commit_time);
+}
+
+/* Binary format only: a watermark of the worker's incremental snapshots. */
+void
+recout_watermark(StringInfo buf, uint64 lsn, const char *content, Size len)
+{
+	put_u8(buf, CDC_FRAME_WATERMARK);
+	put_u64(buf, lsn);
+	put_u32(buf, (uint32) len);
+	appendBinaryStringInfo(buf, content, len);
+}

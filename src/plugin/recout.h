@@ -1,0 +1,48 @@
+/*-------------------------------------------------------------------------
+ *
+ * recout.h
+ *		Record framing: one Kafka record in the output format asked for.
+ *
+ * Rows of text for SQL callers, framed binary records for the streaming
+ * worker (stream.c reads the frames).
+ *
+ * src/plugin/recout.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_PLUGIN_RECOUT_H
+#define CDC_PLUGIN_RECOUT_H
+
+#include "lib/stringinfo.h"
+#include "plugin/options.h"
+
+typedef struct CdcRecordOut
+{
+	StringInfo	buf;
+	CdcOutputFormat format;
+	int			len_pos;		/* binary: where the open length field is */
+	int			nheaders_pos;	/* binary: where the header count is */
+	int			nheaders;
+} CdcRecordOut;
+
+extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
+						 const char *topic, uint64 lsn, Oid relid);
+extern bool recout_wants_key(const CdcRecordOut *ro);
+extern void recout_key_begin(CdcRecordOut *ro);
+extern void recout_key_end(CdcRecordOut *ro);
+extern void recout_key_null(CdcRecordOut *ro);
+extern void recout_value_begin(CdcRecordOut *ro);
+extern void recout_value_end(CdcRecordOut *ro);
+extern void recout_value_null(CdcRecordOut *ro);
+extern void recout_header_begin(CdcRecordOut *ro, const char *name);
+extern void recout_header_end(CdcRecordOut *ro);
+extern void recout_end(CdcRecordOut *ro);
+extern void recout_commit_marker(StringInfo buf, uint64 end_lsn, int64 commit_time);
+extern void recout_watermark(StringInfo buf, uint64 lsn, const char *content, Size len);
+
+/* Binary frame kinds (CDC_OUTPUT_BINARY). */
+#define CDC_FRAME_RECORD	'R'
+#define CDC_FRAME_COMMIT	'C'
+#define CDC_FRAME_WATERMARK 'W'
+
+#endif							/* CDC_PLUGIN_RECOUT_H */

@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * relinfo.h
+ *		The relation cache: topics, columns, keys and rendered schemas.
+ *
+ * One CdcRelInfo per relation the plugin has seen, invalidated with the
+ * relcache; the streaming worker's snapshots build standalone ones.
+ *
+ * src/plugin/relinfo.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_PLUGIN_RELINFO_H
+#define CDC_PLUGIN_RELINFO_H
+
+#include "access/attmap.h"
+#include "nodes/bitmapset.h"
+#include "utils/relcache.h"
+#include "plugin/options.h"
+#include "plugin/pubfilter.h"
+#include "plugin/typemap.h"
+
+typedef struct CdcRelInfo
+{
+	Oid			relid;
+	bool		valid;
+	bool		published;		/* any action published at all */
+	Oid			publish_relid;	/* relid, or the partition ancestor whose
+								 * topic, columns and keys its changes take */
+	const AttrMap *attrmap;		/* publish_relid's attnos to relid's; NULL: same */
+	char	   *schemaname;
+	char	   *relname;
+	char	   *topic;			/* sanitised <prefix>.<schema>.<table> */
+	char	   *data_collection;	/* <schema>.<table>, for transaction metadata */
+	int			ncolumns;		/* value columns (published, in order) */
+	CdcColumn  *columns;
+	int			nkeys;			/* key columns, as indexes into columns */
+	int		   *keys;
+	char	   *key_prefix;		/* {"schema":...,"payload": or "" */
+	char	   *value_prefix;	/* {"schema":...,"payload": or "" */
+	char	   *source_suffix;	/* ,"schema":"s","table":"t" */
+	int			key_prefix_len;
+	int			value_prefix_len;
+	int			source_suffix_len;
+	CdcPubFilter *pubfilter;	/* NULL: everything published */
+	MemoryContext cxt;			/* owns everything above */
+} CdcRelInfo;
+
+extern void relinfo_cache_init(MemoryContext parent, const CdcOptions *opts);
+extern void relinfo_cache_destroy(void);
+extern CdcRelInfo *relinfo_get(Relation rel);
+extern CdcRelInfo *relinfo_build_standalone(Relation rel, const Bitmapset *only,
+											const CdcOptions *opts, MemoryContext cxt);
+
+#endif							/* CDC_PLUGIN_RELINFO_H */

@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * producer.h
+ *		The streaming worker's Kafka producer (see producer.c).
+ *
+ * src/worker/producer.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_KAFKA_PRODUCER_H
+#define CDC_KAFKA_PRODUCER_H
+
+#include <librdkafka/rdkafka.h>
+
+#define CDC_MAX_HEADERS 16
+
+/* One record as decoded from a binary frame (pointers into the frame). */
+typedef struct CdcOutRecord
+{
+	const char *topic;			/* NUL-terminated copy */
+	int32		partition;		/* RD_KAFKA_PARTITION_UA: by key */
+	const char *key;			/* NULL for a null key */
+	size_t		keylen;
+	const char *value;			/* NULL for a tombstone */
+	size_t		valuelen;
+	int			nheaders;
+	const char *header_names[CDC_MAX_HEADERS];	/* NUL-terminated copies */
+	const char *header_values[CDC_MAX_HEADERS];
+	size_t		header_lens[CDC_MAX_HEADERS];
+} CdcOutRecord;
+
+typedef struct CdcProducer CdcProducer;
+
+/*
+ * Called from producer_poll once per acknowledged or refused record (err 0
+ * means Kafka has it), outside librdkafka's frames: it may ereport.
+ */
+typedef void (*producer_delivery_cb) (void *arg, void *opaque, rd_kafka_resp_err_t err,
+									  const rd_kafka_message_t *msg);
+
+extern CdcProducer *producer_create(const char *dbname, producer_delivery_cb on_delivery,
+									 void *cb_arg, bool one_per_batch);
+extern rd_kafka_resp_err_t producer_send(CdcProducer *p, const CdcOutRecord *rec,
+										 void *opaque);
+extern int	producer_poll(CdcProducer *p);
+extern void producer_wait(CdcProducer *p, long timeout_ms);
+extern bool producer_failed(CdcProducer *p, const char **reason);
+extern void producer_connect(CdcProducer *p, int timeout_ms);
+extern int64 producer_transient_errors(CdcProducer *p, const char **last_reason);
+extern void producer_destroy(CdcProducer *p);
+extern bool producer_check_properties(const char *props, char *errbuf, size_t errlen);
+
+#endif							/* CDC_KAFKA_PRODUCER_H */

@@ -1,0 +1,624 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.c
+ *		The cdc_kafka.* settings of the streaming worker.
+ *
+ * Every setting can be changed with a reload (SIGHUP); a worker whose
+ * effective configuration changed restarts its streaming session with the
+ * new values (worker.c compares a fingerprint of them).  Settings are
+ * checked when they are loaded: a bad value is rejected with the setting's
+ * name and what is allowed, and the running worker keeps the old one.  The
+ * librdkafka properties are checked by librdkafka itself, together with the
+ * ones cdc_kafka sets.  What depends on two settings or on a database's name
+ * (a slot name too long, a topic prefix from a name Kafka refuses, two
+ * databases on one slot) is checked by the launcher, which then starts no
+ * worker for the database and says why in its status.  Secrets (passwords,
+ * private keys) are read from cdc_kafka.kafka_secrets_file by the worker and
+ * never appear in a setting, a view or the log.
+ *
+ * src/worker/settings.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/elog.h"
+#include "utils/guc.h"
+#include "utils/varlena.h"
+
+#include "plugin/options.h"
+#include "plugin/textenc.h"
+#include "worker/producer.h"
+#include "worker/settings.h"
+#include "worker/status.h"
+
+char	   *settings_databases = NULL;
+char	   *settings_bootstrap_servers = NULL;
+char	   *settings_topic_prefix = NULL;
+char	   *settings_slot_name = NULL;
+char	   *settings_publication_name = NULL;
+int			settings_publication_autocreate = CDC_PUBLICATION_ALL_TABLES;
+char	   *settings_table_include_list = NULL;
+bool		settings_schemas = true;
+int			settings_decimal_mode = CDC_DECIMAL_PRECISE;
+int			settings_binary_mode = CDC_BINARY_BYTES;
+int			settings_time_mode = CDC_TIME_ADAPTIVE;
+int			settings_interval_mode = CDC_INTERVAL_NUMERIC;
+int			settings_hstore_mode = CDC_HSTORE_JSON;
+bool		settings_tombstones_on_delete = true;
+char	   *settings_skipped_operations = NULL;
+bool		settings_transaction_metadata = false;
+char	   *settings_unavailable_placeholder = NULL;
+int			settings_money_fraction_digits = 2;
+bool		settings_extended_headers = true;
+char	   *settings_kafka_properties = NULL;
+char	   *settings_kafka_secrets_file = NULL;
+int			settings_max_inflight_kb = 65536;
+int			settings_heartbeat_interval_ms = 0;
+int			settings_slot_save_interval_ms = 10000;
+int			settings_poll_interval_ms = 10;
+int			settings_restart_delay_s = 5;
+int			settings_snapshot_mode = CDC_SNAPSHOT_INITIAL;
+int			settings_snapshot_fetch_size = 10240;
+int			settings_incremental_chunk_size = 1024;
+bool		settings_snapshot_chunked = false;
+int			settings_snapshot_chunk_timeout_ms = 60000;
+
+static const struct config_enum_entry publication_modes[] = {
+	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
+	{"filtered", CDC_PUBLICATION_FILTERED, false},
+	{"disabled", CDC_PUBLICATION_DISABLED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry decimal_modes[] = {
+	{"precise", CDC_DECIMAL_PRECISE, false},
+	{"double", CDC_DECIMAL_DOUBLE, false},
+	{"string", CDC_DECIMAL_STRING, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry binary_modes[] = {
+	{"bytes", CDC_BINARY_BYTES, false},
+	{"base64", CDC_BINARY_BASE64, false},
+	{"base64-url-safe", CDC_BINARY_BASE64_URL_SAFE, false},
+	{"hex", CDC_BINARY_HEX, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry time_modes[] = {
+	{"adaptive", CDC_TIME_ADAPTIVE, false},
+	{"adaptive_time_microseconds", CDC_TIME_ADAPTIVE_MICROSECONDS, false},
+	{"connect", CDC_TIME_CONNECT, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry interval_modes[] = {
+	{"numeric", CDC_INTERVAL_NUMERIC, false},
+	{"string", CDC_INTERVAL_STRING, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry hstore_modes[] = {
+	{"json", CDC_HSTORE_JSON, false},
+	{"map", CDC_HSTORE_MAP, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry snapshot_modes[] = {
+	{"initial", CDC_SNAPSHOT_INITIAL, false},
+	{"initial_only", CDC_SNAPSHOT_INITIAL_ONLY, false},
+	{"no_data", CDC_SNAPSHOT_NO_DATA, false},
+	{"never", CDC_SNAPSHOT_NO_DATA, true},	/* Debezium's older name */
+	{"always", CDC_SNAPSHOT_ALWAYS, false},
+	{"when_needed", CDC_SNAPSHOT_WHEN_NEEDED, false},
+	{NULL, 0, false}
+};
+
+/* ---- names made from a database name --------------------------------------- */
+
+/*
+ * pattern with %d replaced by dbname; as_identifier: dbname lower case, its
+ * other characters than letters and digits as '_' (a slot name's rules).
+ */
+static char *
+with_dbname(const char *pattern, const char *dbname, bool as_identifier)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (const char *p = pattern; *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+		{
+			for (const char *d = dbname; *d; d++)
+				appendStringInfoChar(&buf, !as_identifier ? *d :
+									 !IS_HIGHBIT_SET(*d) && isalnum((unsigned char) *d) ?
+									 pg_tolower((unsigned char) *d) : '_');
+			p++;
+		}
+		else
+			appendStringInfoChar(&buf, *p);
+	}
+	return buf.data;
+}
+
+/*
+ * The topic prefix of dbname's worker: cdc_kafka.topic_prefix (%d: the
+ * database name), or dbname; in UTF-8 and sanitised as a topic name, since
+ * a database name may hold characters Kafka does not allow.
+ */
+char *
+settings_topic_prefix_for(const char *dbname)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	textenc_sanitize_topic_utf8(&buf,
+								textenc_name_utf8(with_dbname(settings_topic_prefix[0] != '\0' ?
+															  settings_topic_prefix : "%d",
+															  dbname, false)));
+	return buf.data;
+}
+
+/* What a topic prefix may be: Kafka's topic name characters, room for table names. */
+bool
+settings_topic_prefix_valid(const char *prefix)
+{
+	size_t		len = strlen(prefix);
+
+	return len > 0 && len <= 200 &&
+		strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
+
+/* ---- check hooks --------------------------------------------------------- */
+
+static bool
+check_identifier_list(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	List	   *names;
+	bool		ok = SplitIdentifierString(copy, ',', &names);
+
+	if (!ok)
+		GUC_check_errdetail("List syntax is invalid: give comma-separated names.");
+	list_free(names);
+	pfree(copy);
+	return ok;
+}
+
+/*
+ * cdc_kafka.databases: at most CDC_MAX_WORKERS, and no two whose names give
+ * the same slot name whatever cdc_kafka.slot_name is ("a-b" and "a_b", "A"
+ * and "a"): two workers would decode one slot.
+ */
+static bool
+check_databases(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	List	   *names;
+	ListCell   *lc;
+	bool		ok = true;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+	{
+		GUC_check_errdetail("List syntax is invalid: give comma-separated names.");
+		return false;
+	}
+	if (list_length(names) > CDC_MAX_WORKERS)
+	{
+		GUC_check_errdetail("cdc_kafka streams at most %d databases; %d are listed.",
+							CDC_MAX_WORKERS, list_length(names));
+		return false;
+	}
+	foreach(lc, names)
+	{
+		char	   *mapped = with_dbname("%d", lfirst(lc), true);
+
+		for (ListCell *lc2 = list_head(names); ok && lc2 != lc; lc2 = lnext(names, lc2))
+		{
+			if (strcmp(mapped, with_dbname("%d", lfirst(lc2), true)) == 0)
+			{
+				GUC_check_errdetail("Databases \"%s\" and \"%s\" would share replication slot \"%s\": "
+									"a slot name has the database name in lower case, other characters "
+									"than letters and digits as \"_\".",
+									(char *) lfirst(lc2), (char *) lfirst(lc),
+									with_dbname(settings_slot_name ? settings_slot_name : "%d",
+												lfirst(lc), true));
+				ok = false;
+			}
+		}
+		if (!ok)
+			break;
+	}
+	list_free(names);
+	pfree(copy);
+	return ok;
+}
+
+/*
+ * cdc_kafka.bootstrap_servers: empty (the workers wait), or a comma-separated
+ * list of [protocol://]host[:port], host a name, an IPv4 address or an IPv6
+ * address in brackets, port 1 to 65535.
+ */
+static bool
+check_bootstrap_servers(char **newval, void **extra, GucSource source)
+{
+	char	   *copy = pstrdup(*newval);
+	char	   *item = copy;
+	bool		ok = true;
+	int			n = 0;
+
+	if (strspn(copy, " ") == strlen(copy))
+		return true;
+	while (ok && item != NULL)
+	{
+		char	   *next = strchr(item, ',');
+		char	   *host;
+		char	   *port = NULL;
+		char	   *scheme;
+
+		if (next != NULL)
+			*next++ = '\0';
+		n++;
+		while (*item == ' ')
+			item++;
+		for (char *e = item + strlen(item); e > item && e[-1] == ' ';)
+			*--e = '\0';
+		scheme = strstr(item, "://");
+		host = scheme != NULL ? scheme + 3 : item;
+		if (host[0] == '[')
+		{
+			char	   *close = strchr(host, ']');
+
+			ok = close != NULL && close > host + 1 &&
+				strspn(host + 1, "0123456789abcdefABCDEF:.") == (size_t) (close - host - 1) &&
+				(close[1] == '\0' || close[1] == ':');
+			if (ok && close[1] == ':')
+				port = close + 2;
+		}
+		else
+		{
+			char	   *colon = strchr(host, ':');
+
+			if (colon != NULL)
+			{
+				*colon = '\0';
+				port = colon + 1;
+			}
+			ok = host[0] != '\0' &&
+				strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == strlen(host);
+		}
+		if (ok && port != NULL)
+			ok = port[0] != '\0' && strlen(port) <= 5 &&
+				strspn(port, "0123456789") == strlen(port) &&
+				atoi(port) >= 1 && atoi(port) <= 65535;
+		item = next;
+	}
+	if (!ok)
+		GUC_check_errdetail("Server %d of the list is not host[:port] (a host name, an IPv4 address or "
+							"an IPv6 address in brackets; a port from 1 to 65535).", n);
+	pfree(copy);
+	return ok;
+}
+
+static bool
+check_publication_name(char **newval, void **extra, GucSource source)
+{
+	if ((*newval)[0] == '\0' || strlen(*newval) >= NAMEDATALEN)
+	{
+		GUC_check_errdetail("A publication name is 1 to %d characters.", NAMEDATALEN - 1);
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_topic_prefix(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+	bool		ok = strlen(v) <= 200;
+
+	for (const char *p = v; ok && *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+			p++;				/* the database name */
+		else
+			ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p) != NULL;
+	}
+	if (!ok)
+	{
+		GUC_check_errdetail("A topic prefix is empty (the database name) or 1 to 200 of the characters A-Z, a-z, 0-9, '.', '_' and '-', where %%d stands for the database name.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_slot_name(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	bool		ok = v[0] != '\0' && strlen(v) < NAMEDATALEN - 16;
+
+	/* '%' only in %d: any other would stay in the slot name, which refuses it */
+	for (const char *p = v; ok && *p; p++)
+	{
+		if (p[0] == '%' && p[1] == 'd')
+			p++;
+		else
+			ok = strchr("abcdefghijklmnopqrstuvwxyz0123456789_", *p) != NULL;
+	}
+	if (!ok)
+	{
+		GUC_check_errdetail("A slot name is lower-case letters, digits and underscores; \"%%d\" stands for the database name.");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The slot of a database: cdc_kafka.slot_name with %d replaced by the
+ * database name in lower case, every character but a-z and 0-9 as '_'.
+ * A slot name has at most NAMEDATALEN - 1 bytes: a longer one (a long
+ * database name) keeps its first bytes and ends in '_' and 8 hex digits of
+ * a hash of the whole name, so that names differing only at their end
+ * stay apart, and stays the same from one start to the next.
+ */
+char *
+settings_slot_name_for(const char *dbname)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, with_dbname(settings_slot_name, dbname, true));
+	if (buf.len > NAMEDATALEN - 1)
+	{
+		uint32		hash = hash_bytes((const unsigned char *) buf.data, buf.len);
+
+		buf.len = NAMEDATALEN - 1 - 9;
+		buf.data[buf.len] = '\0';
+		appendStringInfo(&buf, "_%08x", hash);
+	}
+	return buf.data;
+}
+
+static bool
+check_skipped_operations(char **newval, void **extra, GucSource source)
+{
+	if (options_parse_skipped(*newval) < 0)
+	{
+		GUC_check_errdetail("Use \"none\" or a comma-separated list of c, u, d and t.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_placeholder(char **newval, void **extra, GucSource source)
+{
+	const char *v = *newval;
+
+	if (strncmp(v, "hex:", 4) == 0 &&
+		(strlen(v + 4) % 2 != 0 || strspn(v + 4, "0123456789abcdefABCDEF") != strlen(v + 4)))
+	{
+		GUC_check_errdetail("After \"hex:\" give an even number of hexadecimal digits.");
+		return false;
+	}
+	return true;
+}
+
+#define KAFKA_PROPERTIES_ERRMSG "invalid value for parameter \"cdc_kafka.kafka_properties\""
+
+/*
+ * librdkafka properties, "name=value; name=value": each must be accepted by
+ * librdkafka, and the ones cdc_kafka relies on for its guarantees may not be
+ * overridden.  Errors name the property, never its value (it may be secret).
+ */
+static bool
+check_kafka_properties(char **newval, void **extra, GucSource source)
+{
+	char		errbuf[512];
+
+	if (!producer_check_properties(*newval, errbuf, sizeof(errbuf)))
+	{
+		/* PostgreSQL's own message would quote the value: it may hold a secret */
+		GUC_check_errmsg(KAFKA_PROPERTIES_ERRMSG);
+		GUC_check_errdetail("%s", errbuf);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * ALTER SYSTEM SET cdc_kafka.kafka_properties = '<a secret>' fails, and
+ * PostgreSQL would log the failed statement, secret and all, after the
+ * error (log_min_error_statement): leave the statement out of that error.
+ */
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+static void
+hide_refused_properties(ErrorData *edata)
+{
+	if (edata->elevel >= ERROR && edata->message != NULL &&
+		strcmp(edata->message, KAFKA_PROPERTIES_ERRMSG) == 0)
+		edata->hide_stmt = true;
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+}
+
+/* ---- definitions ------------------------------------------------------------ */
+
+static void
+define_connection_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.databases",
+							   "Databases to stream from, one worker each (comma-separated).",
+							   NULL, &settings_databases, "", PGC_SIGHUP, GUC_LIST_INPUT,
+							   check_databases, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.bootstrap_servers",
+							   "Kafka bootstrap servers, host:port[,host:port...].",
+							   NULL, &settings_bootstrap_servers, "", PGC_SIGHUP, 0,
+							   check_bootstrap_servers, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.kafka_properties",
+							   "Further librdkafka producer properties, \"name=value; name=value\".",
+							   "For example compression.type, linger.ms, batch.size, security.protocol, "
+							   "sasl.mechanism, ssl.ca.location. Secrets go in cdc_kafka.kafka_secrets_file.",
+							   &settings_kafka_properties, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   check_kafka_properties, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.kafka_secrets_file",
+							   "File with secret librdkafka properties (name=value lines), such as sasl.password.",
+							   "Read by the worker only; keep it readable by the server's OS user alone.",
+							   &settings_kafka_secrets_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_prefix",
+							   "Topic prefix (Debezium's topic.prefix); %d is the database name; empty means the database name.",
+							   NULL, &settings_topic_prefix, "", PGC_SIGHUP, 0,
+							   check_topic_prefix, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.slot_name",
+							   "Name of the replication slot each worker decodes; %d is the database name.",
+							   NULL, &settings_slot_name, "cdc_kafka_%d", PGC_SIGHUP, 0,
+							   check_slot_name, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.publication_name",
+							   "Publication whose tables are captured.",
+							   NULL, &settings_publication_name, "cdc_kafka", PGC_SIGHUP, 0,
+							   check_publication_name, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.publication_autocreate_mode",
+							 "How the worker creates the publication when it is missing.",
+							 "all_tables: FOR ALL TABLES; filtered: the tables of cdc_kafka.table_include_list; "
+							 "disabled: it must exist.",
+							 &settings_publication_autocreate, CDC_PUBLICATION_ALL_TABLES,
+							 publication_modes, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.table_include_list",
+							   "Tables of a filtered publication, schema.table[, ...].",
+							   NULL, &settings_table_include_list, "", PGC_SIGHUP, GUC_LIST_INPUT,
+							   check_identifier_list, NULL, NULL);
+}
+
+static void
+define_format_settings(void)
+{
+	DefineCustomBoolVariable("cdc_kafka.schemas",
+							 "Write JsonConverter schemas with keys and values (schemas.enable).",
+							 NULL, &settings_schemas, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.decimal_handling_mode",
+							 "Debezium's decimal.handling.mode.", NULL,
+							 &settings_decimal_mode, CDC_DECIMAL_PRECISE, decimal_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.binary_handling_mode",
+							 "Debezium's binary.handling.mode.", NULL,
+							 &settings_binary_mode, CDC_BINARY_BYTES, binary_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.time_precision_mode",
+							 "Debezium's time.precision.mode.", NULL,
+							 &settings_time_mode, CDC_TIME_ADAPTIVE, time_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.interval_handling_mode",
+							 "Debezium's interval.handling.mode.", NULL,
+							 &settings_interval_mode, CDC_INTERVAL_NUMERIC, interval_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.hstore_handling_mode",
+							 "Debezium's hstore.handling.mode.", NULL,
+							 &settings_hstore_mode, CDC_HSTORE_JSON, hstore_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.tombstones_on_delete",
+							 "Follow each delete event with a tombstone.",
+							 NULL, &settings_tombstones_on_delete, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.skipped_operations",
+							   "Operations not sent: none, or a list of c, u, d, t.",
+							   NULL, &settings_skipped_operations, "t", PGC_SIGHUP, 0,
+							   check_skipped_operations, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.provide_transaction_metadata",
+							 "Send BEGIN/END records to <prefix>.transaction and a transaction block per event.",
+							 NULL, &settings_transaction_metadata, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unavailable_value_placeholder",
+							   "Value written for unchanged TOASTed columns (\"hex:...\" for bytes).",
+							   NULL, &settings_unavailable_placeholder, "__debezium_unavailable_value",
+							   PGC_SIGHUP, 0, check_placeholder, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.money_fraction_digits",
+							"Scale of money values in precise decimal mode.",
+							NULL, &settings_money_fraction_digits, 2, 0, 16, PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.extended_headers_enabled",
+							 "Add Debezium's __debezium.context.* headers to change records.",
+							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+static void
+define_flow_settings(void)
+{
+	DefineCustomIntVariable("cdc_kafka.max_inflight_bytes",
+							"Bytes of records handed to Kafka and not yet acknowledged before WAL reading pauses.",
+							NULL, &settings_max_inflight_kb, 65536, 64, INT_MAX / 1024,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.heartbeat_interval",
+							"Interval of heartbeat records to __debezium-heartbeat.<prefix>; 0 disables them.",
+							NULL, &settings_heartbeat_interval_ms, 0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.slot_save_interval",
+							"Longest time between writes of the slot's confirmed position to disk.",
+							NULL, &settings_slot_save_interval_ms, 10000, 100, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.poll_interval",
+							"Wait between reads of new WAL when the worker has caught up.",
+							NULL, &settings_poll_interval_ms, 10, 1, 10000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.restart_delay",
+							"Pause before a worker that stopped on an error is started again.",
+							NULL, &settings_restart_delay_s, 5, 1, 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+/* A chunk's read must be bounded, and given time to happen. */
+static bool
+check_chunk_timeout(int *newval, void **extra, GucSource source)
+{
+	if (*newval >= 100 && *newval <= 3600 * 1000)
+		return true;
+	GUC_check_errdetail("cdc_kafka.snapshot_chunk_timeout must be between 100 ms and 1 h: streaming waits while a chunk is read.");
+	GUC_check_errhint("Make the snapshot's row filter cheaper, or its chunks smaller (cdc_kafka.incremental_snapshot_chunk_size), rather than the bound longer.");
+	return false;
+}
+
+static void
+define_snapshot_settings(void)
+{
+	DefineCustomEnumVariable("cdc_kafka.snapshot_mode",
+							 "When existing rows are sent: initial, initial_only, no_data, always, when_needed (Debezium's snapshot.mode).",
+							 NULL, &settings_snapshot_mode, CDC_SNAPSHOT_INITIAL, snapshot_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.snapshot_chunked",
+							 "Take the initial snapshot of a new slot as incremental snapshots (chunks between watermarks, no long transaction).",
+							 "Tables need a primary key; records are marked \"incremental\".",
+							 &settings_snapshot_chunked, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.snapshot_fetch_size",
+							"Rows fetched at a time by the initial snapshot (rows in memory at once).",
+							NULL, &settings_snapshot_fetch_size, 10240, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.incremental_snapshot_chunk_size",
+							"Rows per chunk of an incremental snapshot (Debezium's incremental.snapshot.chunk.size).",
+							NULL, &settings_incremental_chunk_size, 1024, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.snapshot_chunk_timeout",
+							"Longest time reading one chunk of an incremental snapshot may take; a chunk not read by then fails its snapshot.",
+							"Streaming waits while a chunk is read: this bounds how long a slow row filter can hold it.",
+							&settings_snapshot_chunk_timeout_ms, 60000, 1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, check_chunk_timeout, NULL, NULL);
+}
+
+void
+settings_define(void)
+{
+	define_connection_settings();
+	define_format_settings();
+	define_flow_settings();
+	define_snapshot_settings();
+	MarkGUCPrefixReserved("cdc_kafka");
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = hide_refused_properties;
+}

@@ -1,0 +1,69 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.h
+ *		The cdc_kafka.* settings of the streaming worker.
+ *
+ * Defined by settings.c in every process that loads the library; read by
+ * the launcher, the workers and the snapshots.
+ *
+ * src/worker/settings.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_WORKER_SETTINGS_H
+#define CDC_WORKER_SETTINGS_H
+
+typedef enum CdcPublicationMode
+{
+	CDC_PUBLICATION_ALL_TABLES,
+	CDC_PUBLICATION_FILTERED,
+	CDC_PUBLICATION_DISABLED
+} CdcPublicationMode;
+
+typedef enum CdcSnapshotMode
+{
+	CDC_SNAPSHOT_INITIAL,
+	CDC_SNAPSHOT_INITIAL_ONLY,
+	CDC_SNAPSHOT_NO_DATA,
+	CDC_SNAPSHOT_ALWAYS,
+	CDC_SNAPSHOT_WHEN_NEEDED
+} CdcSnapshotMode;
+
+extern char *settings_databases;
+extern char *settings_bootstrap_servers;
+extern char *settings_topic_prefix;
+extern char *settings_slot_name;
+extern char *settings_publication_name;
+extern int	settings_publication_autocreate;
+extern char *settings_table_include_list;
+extern bool settings_schemas;
+extern int	settings_decimal_mode;
+extern int	settings_binary_mode;
+extern int	settings_time_mode;
+extern int	settings_interval_mode;
+extern int	settings_hstore_mode;
+extern bool settings_tombstones_on_delete;
+extern char *settings_skipped_operations;
+extern bool settings_transaction_metadata;
+extern char *settings_unavailable_placeholder;
+extern int	settings_money_fraction_digits;
+extern bool settings_extended_headers;
+extern char *settings_kafka_properties;
+extern char *settings_kafka_secrets_file;
+extern int	settings_max_inflight_kb;
+extern int	settings_heartbeat_interval_ms;
+extern int	settings_slot_save_interval_ms;
+extern int	settings_poll_interval_ms;
+extern int	settings_restart_delay_s;
+extern int	settings_snapshot_mode;
+extern int	settings_snapshot_fetch_size;
+extern int	settings_incremental_chunk_size;
+extern bool settings_snapshot_chunked;
+extern int	settings_snapshot_chunk_timeout_ms;
+
+extern void settings_define(void);
+extern char *settings_slot_name_for(const char *dbname);
+extern char *settings_topic_prefix_for(const char *dbname);
+extern bool settings_topic_prefix_valid(const char *prefix);
+
+#endif							/* CDC_WORKER_SETTINGS_H */

@@ -1,0 +1,797 @@
+/*-------------------------------------------------------------------------
+ *
+ * snapshot.c
+ *		Snapshots: the rows that already exist, as op "r" records, first
+ *		when a stream starts and then on request while it runs.
+ *
+ * Initial snapshot.  When the worker creates its slot (snapshot modes
+ * initial, initial_only, always, when_needed), it does so inside a
+ * REPEATABLE READ transaction that adopts the slot's initial snapshot, the
+ * database exactly as of the slot's consistent point.  Every captured table
+ * is read in key order through a cursor, a bounded number of rows at a
+ * time, and each row is sent as an op "r" record marked as Debezium marks
+ * them (first, first_in_data_collection, true, last_in_data_collection,
+ * last), with the consistent point as its LSN.  Only then does decoding
+ * start, at that same point: no change is lost or doubled at the seam.
+ * Progress (the last key acknowledged per table) is written to a file next
+ * to the slot; if a restart interrupts the snapshot, its snapshot is gone,
+ * and the tables not finished are completed by incremental snapshots
+ * starting after their last acknowledged key.
+ *
+ * Incremental snapshots (cdc_kafka.snapshot()) follow DBLog, as Debezium's
+ * do: while streaming goes on, a table is read in key-ordered chunks; each
+ * chunk is read between two watermarks, logical decoding messages written
+ * just before and just after the read.  When decoding reaches the opening
+ * watermark it opens a window; any change decoded inside the window drops
+ * the row of the same key from the chunk (the change is newer or as new);
+ * at the closing watermark the remaining rows are sent as op "r" records
+ * with snapshot "incremental".  So for every key the last record is the
+ * current row.  A chunk's progress is recorded once Kafka acknowledged it
+ * (the slot is confirmed past the closing watermark), so a restart
+ * repeats at most the chunk in flight.
+ *
+ * src/worker/snapshot.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlogutils.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "common/string.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "replication/snapbuild.h"
+#include "storage/fd.h"
+#include "storage/proc.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/typcache.h"
+
+#include "plugin/compat.h"
+#include "plugin/encoder.h"
+#include "plugin/options.h"
+#include "plugin/plugin.h"
+#include "plugin/recout.h"
+#include "plugin/relinfo.h"
+#include "plugin/typemap.h"
+#include "worker/privilege.h"
+#include "worker/settings.h"
+#include "worker/status.h"
+#include "worker/snapshot.h"
+#include "worker/stream.h"
+
+/* How often an initial snapshot records its progress (after acknowledgements). */
+#define PROGRESS_INTERVAL_MS 5000
+
+/* ---- small helpers ----------------------------------------------------------------- */
+
+void
+snapshot_options_from_config(CdcOptions *opts, const CdcStreamConfig *cfg)
+{
+	List	   *list = NIL;
+
+	for (int i = 0; i < cfg->noptions; i++)
+		list = lappend(list, makeDefElem(pstrdup(cfg->option_names[i]),
+										 (Node *) makeString(pstrdup(cfg->option_values[i])), -1));
+	options_set_defaults(opts);
+	options_parse(opts, list);
+}
+
+/* The captured tables of the publication (in a transaction). */
+List *
+captured_tables(const char *publication)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(publication)};
+	List	   *result = NIL;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	SPI_connect();
+	SPI_execute_with_args("SELECT c.oid, pt.attnames::pg_catalog.text[], pt.rowfilter "
+						  CDC_PUBLISHED_TABLES_SQL,
+						  1, types, values, NULL, true, 0);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		SnapTable  *t = palloc0(sizeof(SnapTable));
+		bool		isnull;
+		Datum		names = SPI_getbinval(tup, desc, 2, &isnull);
+		char	   *filter = SPI_getvalue(tup, desc, 3);
+
+		t->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		if (!isnull)
+		{
+			Datum	   *elems;
+			bool	   *enulls;
+			int			n;
+
+			deconstruct_array(DatumGetArrayTypeP(names), TEXTOID, -1, false, TYPALIGN_INT,
+							  &elems, &enulls, &n);
+			for (int k = 0; k < n; k++)
+				t->columns = bms_add_member(t->columns,
+											get_attnum(t->relid, TextDatumGetCString(elems[k])));
+		}
+		t->rowfilter = filter ? pstrdup(filter) : NULL;
+		result = lappend(result, t);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return result;
+}
+
+/* Set up reading one table (in a transaction); NULL if it is gone. */
+TableReader *
+reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
+			const char *user_filter, const CdcOptions *opts, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Relation	rel = try_table_open(relid, AccessShareLock);
+	TableReader *r;
+	StringInfoData b;
+
+	if (rel == NULL)
+	{
+		MemoryContextSwitchTo(old);
+		return NULL;
+	}
+	r = palloc0(sizeof(TableReader));
+	r->relid = relid;
+	r->owner = rel->rd_rel->relowner;
+	r->ri = relinfo_build_standalone(rel, columns, opts, cxt);
+	r->estimated_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
+	r->from = psprintf("%s.%s", quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
+					   quote_identifier(RelationGetRelationName(rel)));
+	table_close(rel, AccessShareLock);
+
+	initStringInfo(&b);
+	for (int i = 0; i < r->ri->ncolumns; i++)
+		appendStringInfo(&b, "%s%s", i > 0 ? ", " : "", quote_identifier(r->ri->columns[i].name));
+	r->select_list = b.data;
+
+	r->values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
+	r->nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
+	r->nkeys = r->ri->nkeys;
+	r->key_types = palloc(sizeof(Oid) * Max(r->nkeys, 1));
+	r->key_names = palloc(sizeof(char *) * Max(r->nkeys, 1));
+	initStringInfo(&b);
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		CdcColumn  *col = &r->ri->columns[r->ri->keys[k]];
+
+		r->key_types[k] = col->typid;
+		r->key_names[k] = col->name;
+		appendStringInfo(&b, "%s%s", k > 0 ? ", " : "", quote_identifier(col->name));
+	}
+	r->order_by = r->nkeys > 0 ? b.data : NULL;
+	r->key_row = r->nkeys > 0 ? psprintf("(%s)", b.data) : NULL;
+
+	if (rowfilter != NULL && user_filter != NULL)
+		r->where = psprintf("(%s) AND (%s)", rowfilter, user_filter);
+	else if (rowfilter != NULL || user_filter != NULL)
+		r->where = psprintf("(%s)", rowfilter ? rowfilter : user_filter);
+	MemoryContextSwitchTo(old);
+	return r;
+}
+
+/* The row of an SPI result tuple, in the reader's column order. */
+void
+row_from_tuple(const TableReader *r, HeapTuple tup, TupleDesc desc, CdcRow *row)
+{
+	/* the query selects exactly the reader's columns, in its order */
+	Assert(desc->natts == r->ri->ncolumns);
+	row->values = r->values;
+	row->nulls = r->nulls;
+	row->unchanged = NULL;
+	heap_deform_tuple(tup, desc, row->values, row->nulls);
+}
+
+/* The text of the key columns of a result tuple (where to resume). */
+char **
+key_text(const TableReader *r, HeapTuple tup, TupleDesc desc)
+{
+	char	  **keys = palloc(sizeof(char *) * Max(r->nkeys, 1));
+
+	for (int k = 0; k < r->nkeys; k++)
+		keys[k] = SPI_getvalue(tup, desc, r->ri->keys[k] + 1);
+	return keys;
+}
+
+/* One op "r" record as a binary frame, ready for stream_produce_frame. */
+void
+write_read_frame(StringInfo frame, const TableReader *r, const CdcRow *row,
+				 CdcTxnState *src, const char *marker, XLogRecPtr lsn,
+				 const CdcOptions *opts)
+{
+	CdcRecordOut ro;
+
+	resetStringInfo(frame);
+	recout_begin(&ro, frame, CDC_OUTPUT_BINARY, r->ri->topic, lsn, r->relid);
+	if (r->ri->nkeys > 0)
+	{
+		recout_key_begin(&ro);
+		encoder_write_key(frame, r->ri, row, opts);
+		recout_key_end(&ro);
+	}
+	else
+		recout_key_null(&ro);
+	recout_value_begin(&ro);
+	encoder_write_read_value(frame, r->ri, row, src, marker, lsn, opts);
+	recout_value_end(&ro);
+	if (opts->extended_headers)
+		encoder_write_context_headers(&ro, opts);
+	recout_end(&ro);
+}
+
+/*
+ * "after the key $1, $2, ...": in the order of the key types' default
+ * btree operators (ORDER BY's), named with their schema, since the
+ * statement must not depend on the search_path.  A row comparison takes
+ * one operator name: keys whose ordering operators differ in name or
+ * schema are compared column by column.
+ */
+static void
+append_after_key(StringInfo sql, const TableReader *r)
+{
+	char	  **gt = palloc(sizeof(char *) * r->nkeys);
+	char	  **eq = palloc(sizeof(char *) * r->nkeys);
+	char	  **arg = palloc(sizeof(char *) * r->nkeys);
+	bool		same = true;
+
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		TypeCacheEntry *tc = lookup_type_cache(r->key_types[k], TYPECACHE_GT_OPR | TYPECACHE_EQ_OPR);
+
+		if (!OidIsValid(tc->gt_opr) || !OidIsValid(tc->eq_opr))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not identify an ordering operator for type %s",
+							format_type_be(r->key_types[k]))));
+		gt[k] = privilege_qualified_operator(tc->gt_opr);
+		eq[k] = privilege_qualified_operator(tc->eq_opr);
+		arg[k] = psprintf("$%d::%s", k + 1, format_type_be_qualified(r->key_types[k]));
+		same &= strcmp(gt[k], gt[0]) == 0;
+	}
+	if (same)
+	{
+		appendStringInfo(sql, "%s %s (", r->key_row, gt[0]);
+		for (int k = 0; k < r->nkeys; k++)
+			appendStringInfo(sql, "%s%s", k > 0 ? ", " : "", arg[k]);
+		appendStringInfoChar(sql, ')');
+		return;
+	}
+	appendStringInfoChar(sql, '(');
+	for (int k = 0; k < r->nkeys; k++)
+	{
+		appendStringInfo(sql, "%s(", k > 0 ? " OR " : "");
+		for (int j = 0; j < k; j++)
+			appendStringInfo(sql, "%s %s %s AND ", quote_identifier(r->key_names[j]), eq[j], arg[j]);
+		appendStringInfo(sql, "%s %s %s)", quote_identifier(r->key_names[k]), gt[k], arg[k]);
+	}
+	appendStringInfoChar(sql, ')');
+}
+
+/* The SELECT of a reader: all rows, or those after a key, in key order. */
+char *
+reader_sql(const TableReader *r, bool after_key, int limit)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT %s FROM %s", r->select_list, r->from);
+	if (r->where != NULL || after_key)
+		appendStringInfoString(&sql, " WHERE ");
+	if (r->where != NULL)
+		appendStringInfoString(&sql, r->where);
+	if (r->where != NULL && after_key)
+		appendStringInfoString(&sql, " AND ");
+	if (after_key)
+		append_after_key(&sql, r);
+	if (r->order_by != NULL)
+		appendStringInfo(&sql, " ORDER BY %s", r->order_by);
+	if (limit > 0)
+		appendStringInfo(&sql, " LIMIT %d", limit);
+	return sql.data;
+}
+
+/* ---- the initial snapshot's progress file ----------------------------------------- */
+
+/*
+ * $PGDATA/pg_logical/cdc_kafka_snapshot_<slot>: while an initial snapshot
+ * runs, one line per table, "relid done|pending rows [key text in hex]...",
+ * written (atomically) after acknowledgements.  It is removed when the
+ * snapshot completed.
+ */
+static char *
+progress_path(const char *slot)
+{
+	return psprintf("pg_logical/cdc_kafka_snapshot_%s", slot);
+}
+
+typedef struct TableProgress
+{
+	Oid			relid;
+	bool		done;
+	int64		rows;
+	int			nkeys;
+	char	  **keys;			/* text of the last key acknowledged, or NULL */
+} TableProgress;
+
+static void
+progress_write(const char *slot, TableProgress *tp, int n)
+{
+	char	   *path = progress_path(slot);
+	char	   *tmp = psprintf("%s.tmp", path);
+	StringInfoData buf;
+	int			fd;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < n; i++)
+	{
+		appendStringInfo(&buf, "%u %s " INT64_FORMAT, tp[i].relid,
+						 tp[i].done ? "done" : "pending", tp[i].rows);
+		for (int k = 0; tp[i].keys != NULL && k < tp[i].nkeys; k++)
+		{
+			size_t		len = strlen(tp[i].keys[k]);
+			char	   *hex = palloc(len * 2 + 1);
+
+			hex[hex_encode(tp[i].keys[k], len, hex)] = '\0';
+			appendStringInfo(&buf, " x%s", hex);
+		}
+		appendStringInfoChar(&buf, '\n');
+	}
+	fd = OpenTransientFile(tmp, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
+	if (fd < 0 || write(fd, buf.data, buf.len) != buf.len || pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", tmp)));
+	CloseTransientFile(fd);
+	durable_rename(tmp, path, ERROR);
+}
+
+/*
+ * Read the progress file; NULL if there is none.  A line holds a table's
+ * whole key in hex, so it can be of any length: read whole lines.
+ */
+static TableProgress *
+progress_read(const char *slot, int *n)
+{
+	FILE	   *f = AllocateFile(progress_path(slot), "r");
+	TableProgress *tp = NULL;
+	StringInfoData line;
+	int			cap = 0;
+
+	*n = 0;
+	if (f == NULL)
+		return NULL;
+	initStringInfo(&line);
+	while (pg_get_line_buf(f, &line))
+	{
+		char	   *save = NULL;
+		char	   *tok = strtok_r(line.data, " \n", &save);
+		TableProgress *t;
+
+		if (tok == NULL)
+			continue;
+		if (*n == cap)
+		{
+			cap = cap ? cap * 2 : 16;
+			tp = tp ? repalloc(tp, sizeof(TableProgress) * cap) : palloc(sizeof(TableProgress) * cap);
+		}
+		t = &tp[(*n)++];
+		memset(t, 0, sizeof(*t));
+		t->relid = (Oid) strtoul(tok, NULL, 10);
+		tok = strtok_r(NULL, " \n", &save);
+		t->done = tok != NULL && strcmp(tok, "done") == 0;
+		tok = strtok_r(NULL, " \n", &save);
+		t->rows = tok ? strtoll(tok, NULL, 10) : 0;
+		t->keys = palloc(sizeof(char *) * INDEX_MAX_KEYS);
+		while ((tok = strtok_r(NULL, " \n", &save)) != NULL && t->nkeys < INDEX_MAX_KEYS)
+		{
+			size_t		len = strlen(tok + 1);
+			char	   *text = palloc(len / 2 + 1);
+
+			text[hex_decode(tok + 1, len, text)] = '\0';
+			t->keys[t->nkeys++] = text;
+		}
+		if (t->nkeys == 0)
+			t->keys = NULL;
+	}
+	pfree(line.data);
+	FreeFile(f);
+	return tp;
+}
+
+/* Is an initial snapshot of this slot unfinished (interrupted)? */
+bool
+snapshot_initial_pending(const char *slot)
+{
+	return access(progress_path(slot), F_OK) == 0;
+}
+
+/* ---- the initial snapshot ------------------------------------------------------------ */
+
+/* One initial snapshot in progress. */
+typedef struct InitialRun
+{
+	CdcWorkerStatus *ws;
+	CdcStream  *s;
+	const char *slot;
+	CdcOptions	opts;
+	CdcTxnState src;			/* the source block all its records share */
+	XLogRecPtr	lsn;			/* the slot's consistent point */
+	List	   *tables;			/* SnapTable */
+	TableProgress *progress;	/* one per table, same order */
+	int			ntables;
+	TimestampTz last_checkpoint;
+	bool		(*interrupted) (void);
+	bool		stopped;		/* interrupted: the rest is for later */
+	StringInfoData frame;
+	MemoryContext rowcxt;		/* reset per row */
+} InitialRun;
+
+/*
+ * Create the slot as a walsender's CREATE_REPLICATION_SLOT ... USE_SNAPSHOT
+ * does: our REPEATABLE READ transaction adopts the snapshot of the slot's
+ * consistent point.  The slot stays ephemeral (gone if we fail) until the
+ * progress file says what is left to read.  Returns the consistent point.
+ */
+static XLogRecPtr
+create_slot_with_snapshot(const char *slot)
+{
+	LogicalDecodingContext *ctx;
+	Snapshot	snap;
+	XLogRecPtr	consistent;
+
+	CheckSlotPermissions();
+	compat_check_logical_decoding();
+	compat_slot_create(slot, false);
+	ctx = CreateInitDecodingContext(CDC_PLUGIN_NAME, NIL, true, InvalidXLogRecPtr,
+									XL_ROUTINE(.page_read = read_local_xlog_page,
+											   .segment_open = wal_segment_open,
+											   .segment_close = wal_segment_close),
+									NULL, NULL, NULL);
+	DecodingContextFindStartpoint(ctx);
+	snap = SnapBuildInitialSnapshot(ctx->snapshot_builder);
+	RestoreTransactionSnapshot(snap, MyProc);
+	consistent = MyReplicationSlot->data.confirmed_flush;
+	FreeDecodingContext(ctx);
+	return consistent;
+}
+
+/*
+ * Every PROGRESS_INTERVAL_MS: wait for Kafka to acknowledge what was sent,
+ * then record it, so a restart re-reads only what came after.
+ */
+static void
+maybe_checkpoint(InitialRun *run, bool force)
+{
+	if (!force && !TimestampDifferenceExceeds(run->last_checkpoint, GetCurrentTimestamp(),
+											  PROGRESS_INTERVAL_MS))
+		return;
+	stream_drain(run->s);
+	if (run->s->blocked)
+		return;
+	progress_write(run->slot, run->progress, run->ntables);
+	run->last_checkpoint = GetCurrentTimestamp();
+}
+
+/* A record Kafka refused ends the snapshot: say which, loudly. */
+static void
+fail_if_blocked(InitialRun *run, const char *table)
+{
+	if (!run->s->blocked)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("Kafka refused a snapshot record of table %s with key %s: %s",
+					table, run->s->blocked_key, rd_kafka_err2str(run->s->blocked_err)),
+			 errdetail("The initial snapshot stops here; it resumes after a restart."),
+			 errhint("Raise the topic's max.message.bytes (and message.max.bytes in cdc_kafka.kafka_properties).")));
+}
+
+/* Debezium's marker of a snapshot record, from its place in the snapshot. */
+static const char *
+read_marker(bool first_table, bool last_table, bool first_row, bool last_row)
+{
+	if (last_table && last_row)
+		return "last";
+	if (first_table && first_row)
+		return "first";
+	if (last_row)
+		return "last_in_data_collection";
+	if (first_row)
+		return "first_in_data_collection";
+	return "true";
+}
+
+static void
+send_row(InitialRun *run, const TableReader *r, HeapTuple tup, TupleDesc desc,
+		 const char *marker)
+{
+	MemoryContext old = MemoryContextSwitchTo(run->rowcxt);
+	CdcRow		row;
+
+	row_from_tuple(r, tup, desc, &row);
+	write_read_frame(&run->frame, r, &row, &run->src, marker, run->lsn, &run->opts);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(run->rowcxt);
+	stream_produce_frame(run->s, &run->frame, false);
+}
+
+/* Remember how far table t was sent (its last key, in text). */
+static void
+note_sent(InitialRun *run, int t, const TableReader *r, HeapTuple tup, TupleDesc desc,
+		  int64 rows)
+{
+	TableProgress *tp = &run->progress[t];
+	MemoryContext old = MemoryContextSwitchTo(run->s->cxt);
+
+	tp->rows = rows;
+	if (r->nkeys > 0)
+	{
+		tp->nkeys = r->nkeys;
+		tp->keys = key_text(r, tup, desc);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Read table t of the snapshot through a cursor, settings_snapshot_fetch_size
+ * rows at a time.  One row of lookahead tells the last row of the table.
+ * The table's owner reads it (privilege.c): planning and reading run the
+ * owner's code (index predicates, row security), never as superuser.
+ */
+static void
+read_table(InitialRun *run, int t, bool first_table, bool last_table)
+{
+	SnapTable  *st = list_nth(run->tables, t);
+	MemoryContext tablecxt = AllocSetContextCreate(CurrentMemoryContext, "cdc_kafka snapshot table",
+												   ALLOCSET_DEFAULT_SIZES);
+	TableReader *r = reader_open(st->relid, st->columns, st->rowfilter, NULL, &run->opts, tablecxt);
+	SPITupleTable *batch;
+	uint64		n;
+	int64		rows = 0;
+	Portal		portal;
+	CdcAsRole	as;
+
+	if (r == NULL)
+	{
+		run->progress[t].done = true;	/* dropped meanwhile */
+		MemoryContextDelete(tablecxt);
+		return;
+	}
+	status_set_snapshot_progress(run->ws, r->from, 0, (int64) r->estimated_rows);
+	privilege_as_role_begin(&as, r->owner);
+	portal = SPI_cursor_open(NULL, SPI_prepare(reader_sql(r, false, 0), 0, NULL),
+							 NULL, NULL, true);
+	SPI_cursor_fetch(portal, true, settings_snapshot_fetch_size);
+	privilege_as_role_end(&as);
+	batch = SPI_tuptable;
+	n = SPI_processed;
+	while (n > 0 && !run->stopped)
+	{
+		SPITupleTable *next;
+		uint64		nnext;
+
+		for (uint64 i = 0; i + 1 < n; i++, rows++)
+			send_row(run, r, batch->vals[i], batch->tupdesc,
+					 read_marker(first_table, last_table, rows == 0, false));
+		privilege_as_role_begin(&as, r->owner);
+		SPI_cursor_fetch(portal, true, settings_snapshot_fetch_size);
+		privilege_as_role_end(&as);
+		next = SPI_tuptable;
+		nnext = SPI_processed;
+		send_row(run, r, batch->vals[n - 1], batch->tupdesc,
+				 read_marker(first_table, last_table, rows == 0, nnext == 0));
+		rows++;
+		note_sent(run, t, r, batch->vals[n - 1], batch->tupdesc, rows);
+		SPI_freetuptable(batch);
+		batch = next;
+		n = nnext;
+		fail_if_blocked(run, r->from);
+		status_set_snapshot_progress(run->ws, NULL, rows, (int64) Max(r->estimated_rows, rows));
+		stream_poll(run->s, 0);
+		stream_publish_status(run->s, false);
+		CHECK_FOR_INTERRUPTS();
+		maybe_checkpoint(run, false);
+		fail_if_blocked(run, r->from);
+		run->stopped = run->interrupted != NULL && run->interrupted();
+	}
+	SPI_freetuptable(batch);
+	SPI_cursor_close(portal);
+	if (!run->stopped)
+	{
+		run->progress[t].done = true;
+		run->progress[t].rows = rows;
+	}
+	MemoryContextDelete(tablecxt);
+}
+
+static void
+run_init(InitialRun *run, CdcWorkerStatus *ws, const CdcStreamConfig *cfg,
+		 const char *publication)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	memset(run, 0, sizeof(*run));
+	run->ws = ws;
+	run->slot = cfg->slot_name;
+	snapshot_options_from_config(&run->opts, cfg);
+	run->tables = captured_tables(publication);
+	run->ntables = list_length(run->tables);
+	run->progress = palloc0(sizeof(TableProgress) * Max(run->ntables, 1));
+	foreach(lc, run->tables)
+		run->progress[i++].relid = ((SnapTable *) lfirst(lc))->relid;
+	run->src.cxt = CurrentMemoryContext;
+	run->src.xid = GetTopTransactionId();	/* Debezium's txid_current() */
+	run->src.commit_time = GetCurrentTimestamp();	/* the snapshot's CURRENT_TIMESTAMP */
+	run->last_checkpoint = GetCurrentTimestamp();
+	run->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "cdc_kafka snapshot row",
+										ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&run->frame);
+}
+
+/*
+ * The initial snapshot of a new slot.  Called outside a transaction; on
+ * return the slot exists, every captured table was read and acknowledged,
+ * and the returned session decodes from the slot's consistent point.
+ * Returns NULL (snapshot unfinished, progress kept for resuming) if
+ * interrupted() said to stop.
+ */
+CdcStream *
+snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg, const char *publication,
+				 bool (*interrupted) (void))
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	InitialRun	run;
+
+	status_set_state(ws, CDC_STATE_SNAPSHOT, "creating the replication slot for the initial snapshot");
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	XactIsoLevel = XACT_REPEATABLE_READ;
+	XactReadOnly = false;
+	{
+		XLogRecPtr	lsn = create_slot_with_snapshot(cfg->slot_name);
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		SPI_connect();
+		run_init(&run, ws, cfg, publication);
+		run.lsn = lsn;
+		run.interrupted = interrupted;
+	}
+	/* what is left to read is on disk before the slot can outlive us */
+	progress_write(run.slot, run.progress, run.ntables);
+	ReplicationSlotPersist();
+	ReplicationSlotRelease();
+	ereport(LOG,
+			(errmsg("cdc_kafka created replication slot \"%s\" at %X/%X; initial snapshot of %d tables",
+					cfg->slot_name, LSN_FORMAT_ARGS(run.lsn), run.ntables)));
+
+	cfg->defer_decoding = true;
+	run.s = stream_open(ws, cfg);
+	if (run.s == NULL)
+		elog(ERROR, "replication slot \"%s\" vanished while it was being created", cfg->slot_name);
+	status_set_state(ws, CDC_STATE_SNAPSHOT, psprintf("initial snapshot of %d tables at %X/%X", run.ntables,
+							  LSN_FORMAT_ARGS(run.lsn)));
+	for (int t = 0; t < run.ntables && !run.stopped; t++)
+		read_table(&run, t, t == 0, t == run.ntables - 1);
+	maybe_checkpoint(&run, true);
+	if (run.s->blocked)
+		fail_if_blocked(&run, get_rel_name(run.s->blocked_relid));
+	if (!run.stopped)
+		durable_unlink(progress_path(run.slot), ERROR);
+
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	status_set_snapshot_progress(ws, "", 0, 0);
+	if (run.stopped)
+	{
+		stream_close(run.s, 0);
+		return NULL;
+	}
+	ereport(LOG, (errmsg("cdc_kafka finished the initial snapshot of slot \"%s\"", cfg->slot_name)));
+	stream_start_decoding(run.s, cfg);
+	return run.s;
+}
+
+/* ---- an interrupted initial snapshot -------------------------------------------------- */
+
+/* Forget an unfinished initial snapshot (its slot is gone or about to be). */
+void
+snapshot_forget_initial(const char *slot)
+{
+	if (snapshot_initial_pending(slot))
+		durable_unlink(progress_path(slot), ERROR);
+}
+
+/* A text[] of the key texts, or a null Datum. */
+static Datum
+keys_array(const TableProgress *tp, char *isnull)
+{
+	Datum	   *elems;
+
+	*isnull = (tp->keys == NULL) ? 'n' : ' ';
+	if (tp->keys == NULL)
+		return (Datum) 0;
+	elems = palloc(sizeof(Datum) * tp->nkeys);
+	for (int k = 0; k < tp->nkeys; k++)
+		elems[k] = CStringGetTextDatum(tp->keys[k]);
+	return PointerGetDatum(construct_array(elems, tp->nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/*
+ * The initial snapshot of this slot was interrupted: its transaction and
+ * snapshot are gone.  The tables it had not finished become incremental
+ * snapshots ("resumed") that start after the last key Kafka acknowledged,
+ * and the stream starts at the slot's consistent point as planned.
+ */
+void
+snapshot_resume_initial(const char *slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int			n;
+	TableProgress *tp = progress_read(slot, &n);
+	int			resumed = 0;
+
+	if (tp == NULL)
+		return;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	/* a crash after this transaction and before the unlink repeats it */
+	SPI_execute("DELETE FROM cdc_kafka.snapshots WHERE kind OPERATOR(pg_catalog.=) 'resumed' "
+				"AND state OPERATOR(pg_catalog.=) ANY ('{pending,running}'::pg_catalog.text[])",
+				false, 0);
+	for (int i = 0; i < n; i++)
+	{
+		Oid			types[4] = {OIDOID, TEXTARRAYOID, INT8OID, OIDOID};
+		Datum		values[4];
+		char		nulls[4] = {' ', ' ', ' ', ' '};
+
+		if (tp[i].done)
+			continue;
+		values[0] = ObjectIdGetDatum(tp[i].relid);
+		values[1] = keys_array(&tp[i], &nulls[1]);
+		values[2] = Int64GetDatum(tp[i].rows);
+		values[3] = ObjectIdGetDatum(BOOTSTRAP_SUPERUSERID);
+		SPI_execute_with_args("INSERT INTO cdc_kafka.snapshots (table_oid, table_name, kind, "
+							  "last_key, rows_sent, requested_by, requested_by_superuser) "
+							  "SELECT $1, coalesce((SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) "
+							  "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+							  "ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+							  "WHERE c.oid OPERATOR(pg_catalog.=) $1), $1::pg_catalog.text), "
+							  "'resumed', $2, $3, $4, true",
+							  4, types, values, nulls, false, 0);
+		resumed++;
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	durable_unlink(progress_path(slot), ERROR);
+	ereport(LOG,
+			(errmsg("cdc_kafka: the initial snapshot of slot \"%s\" was interrupted; %d tables continue as incremental snapshots",
+					slot, resumed)));
+}

@@ -1,0 +1,811 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream.c
+ *		A streaming session: the worker's slot decoded in-process by the
+ *		cdc_kafka plugin, its records handed to Kafka, and the slot confirmed
+ *		behind Kafka's acknowledgements.
+ *
+ * The session keeps one logical decoding context for its whole life (as a
+ * walsender does) and reads WAL in passes bounded by the flushed position,
+ * sleeping on its latch between passes.  The plugin runs in its binary
+ * output format; each frame it writes reaches stream_write(), which hands
+ * the record to librdkafka without parsing any JSON.
+ *
+ * The LSN watermark (watermark.c) tracks every transaction with records in
+ * flight.  The slot is confirmed only up to the end LSN of the newest
+ * transaction that, with all before it, Kafka fully acknowledged; when
+ * nothing at all is in flight, up to the position read, so idle captured
+ * tables never pin WAL.  The confirmed position is written to disk at least
+ * every cdc_kafka.slot_save_interval.
+ *
+ * Memory stays flat: records in flight are bounded by
+ * cdc_kafka.max_inflight_bytes (decoding waits in stream_write, serving
+ * delivery reports, until acknowledgements bring it below), and the
+ * watermark ring by its size.
+ *
+ * A record Kafka refuses for good blocks the session: nothing past it is
+ * confirmed, and the worker waits for the operator (cdc_kafka.skip_record()).
+ *
+ * src/worker/stream.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "access/xlogutils.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "replication/decode.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "common/watermark.h"
+#include "plugin/compat.h"
+#include "plugin/encoder.h"
+#include "plugin/options.h"
+#include "plugin/plugin.h"
+#include "plugin/recout.h"
+#include "worker/producer.h"
+#include "worker/settings.h"
+#include "worker/status.h"
+#include "worker/snapshot.h"
+#include "worker/stream.h"
+
+/* Transactions in flight at most; beyond this, decoding waits. */
+#define WATERMARK_CAPACITY	65536
+
+/*
+ * What each record in librdkafka's hands carries back to its delivery
+ * report.  Tickets live in the session's ticket context: the report frees
+ * its ticket, and the tickets of records never reported (the producer
+ * destroyed with records queued) go with the context when the session ends.
+ */
+typedef struct CdcTicket
+{
+	uint64		seq;			/* watermark transaction */
+	XLogRecPtr	lsn;
+	int			lsn_index;		/* position among the records at this LSN */
+	Oid			relid;
+	int32		bytes;
+	int64		job;			/* the incremental snapshot of a snapshot row, or 0 */
+} CdcTicket;
+
+/* Records and bytes acknowledged per table since the last flush to shmem. */
+typedef struct TableCount
+{
+	Oid			relid;
+	int64		records;
+	int64		bytes;
+} TableCount;
+
+static void stream_prepare_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
+								 TransactionId xid, bool last_write);
+static void stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
+						 TransactionId xid, bool last_write);
+
+/* ---- frames ------------------------------------------------------------------------ */
+
+static uint32
+get_u32(const unsigned char *p)
+{
+	return ((uint32) p[0] << 24) | ((uint32) p[1] << 16) | ((uint32) p[2] << 8) | p[3];
+}
+
+static uint64
+get_u64(const unsigned char *p)
+{
+	return ((uint64) get_u32(p) << 32) | get_u32(p + 4);
+}
+
+/* A length-prefixed field: NULL for length -1. */
+static const char *
+get_bytes(const unsigned char **p, size_t *len)
+{
+	uint32		n = get_u32(*p);
+	const char *data;
+
+	*p += 4;
+	if (n == 0xFFFFFFFF)
+	{
+		*len = 0;
+		return NULL;
+	}
+	data = (const char *) *p;
+	*len = n;
+	*p += n;
+	return data;
+}
+
+/*
+ * Decode an 'R' frame into rec; strings that librdkafka wants NUL-terminated
+ * are copied into scratch (reset by the caller per frame).
+ */
+static void
+parse_record(const unsigned char *p, CdcOutRecord *rec, XLogRecPtr *lsn, Oid *relid,
+			 StringInfo scratch)
+{
+	uint16		topiclen;
+	int			nheaders;
+
+	*lsn = get_u64(p + 1);
+	*relid = get_u32(p + 9);
+	topiclen = (p[13] << 8) | p[14];
+	p += 15;
+	resetStringInfo(scratch);
+	enlargeStringInfo(scratch, topiclen + 1 + CDC_MAX_HEADERS * 256);
+	rec->topic = scratch->data;
+	appendBinaryStringInfo(scratch, (const char *) p, topiclen);
+	appendStringInfoChar(scratch, '\0');
+	p += topiclen;
+	rec->partition = RD_KAFKA_PARTITION_UA;
+	rec->key = get_bytes(&p, &rec->keylen);
+	rec->value = get_bytes(&p, &rec->valuelen);
+	nheaders = *p++;
+	rec->nheaders = Min(nheaders, CDC_MAX_HEADERS);
+	for (int i = 0; i < nheaders; i++)
+	{
+		int			namelen = *p++;
+
+		if (i < CDC_MAX_HEADERS)
+		{
+			rec->header_names[i] = scratch->data + scratch->len;
+			appendBinaryStringInfo(scratch, (const char *) p, namelen);
+			appendStringInfoChar(scratch, '\0');
+		}
+		p += namelen;
+		if (i < CDC_MAX_HEADERS)
+			rec->header_values[i] = get_bytes(&p, &rec->header_lens[i]);
+		else
+			(void) get_bytes(&p, &rec->keylen);
+	}
+}
+
+/* ---- flow control and failures ------------------------------------------------------ */
+
+static void
+check_producer(CdcStream *s)
+{
+	const char *reason;
+
+	if (producer_failed(s->producer, &reason))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("cdc_kafka: Kafka producer failed: %s", reason),
+				 errdetail("The worker restarts with a new producer from the last confirmed position.")));
+}
+
+/* Waiting this long for room in flight, a session listens to reloads and commands. */
+#define STUCK_MS 2000
+
+/* Wait, serving delivery reports, until one more record of len bytes fits. */
+static void
+wait_for_room(CdcStream *s, size_t len)
+{
+	TimestampTz since = 0;
+
+	for (;;)
+	{
+		/* finished transactions leave the ring only when the watermark advances */
+		if (watermark_full(&s->wm))
+			stream_confirm(s, false);
+		if (s->blocked ||
+			((s->inflight_bytes + (int64) len <= s->max_inflight_bytes ||
+			  s->inflight_records == 0) && !watermark_full(&s->wm)))
+			break;
+		/*
+		 * Kafka may not answer for long (a wrong bootstrap server, an
+		 * outage): new settings or a command must still get through.  What
+		 * was not sent is sent again by the next session.
+		 */
+		if (since == 0)
+			since = GetCurrentTimestamp();
+		else if (s->should_stop != NULL &&
+				 TimestampDifferenceExceeds(since, GetCurrentTimestamp(), STUCK_MS) &&
+				 s->should_stop())
+		{
+			s->abandoned = true;
+			break;
+		}
+		producer_wait(s->producer, 100);
+		check_producer(s);
+		stream_publish_status(s, false);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Remember the first record Kafka refused; the session stops at it. */
+static void
+block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
+		 size_t keylen, rd_kafka_resp_err_t err)
+{
+	if (s->blocked)
+		return;
+	s->blocked = true;
+	s->blocked_lsn = t->lsn;
+	s->blocked_index = t->lsn_index;
+	s->blocked_relid = t->relid;
+	s->blocked_err = err;
+	s->blocked_job = t->job;
+	s->blocked_key_hash = key ? incremental_key_hash(key, keylen) : 0;
+	strlcpy(s->blocked_topic, topic, sizeof(s->blocked_topic));
+	if (key == NULL)
+		strlcpy(s->blocked_key, "null", sizeof(s->blocked_key));
+	else
+		snprintf(s->blocked_key, sizeof(s->blocked_key), "%.*s",
+				 (int) Min(keylen, sizeof(s->blocked_key) - 1), key);
+}
+
+/* Is this the record cdc_kafka.skip_record() asked to leave out? */
+static bool
+skip_requested(CdcStream *s, XLogRecPtr lsn, int index, const char *topic)
+{
+	if (s->skip_lsn == InvalidXLogRecPtr || lsn != s->skip_lsn || index != s->skip_index)
+		return false;
+	ereport(LOG,
+			(errmsg("cdc_kafka: skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
+					topic, LSN_FORMAT_ARGS(lsn))));
+	/* the worker forgets the request once the slot is confirmed past it */
+	return true;
+}
+
+/* ---- the plugin's output -------------------------------------------------------------- */
+
+static void
+stream_prepare_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid,
+					 bool last_write)
+{
+	resetStringInfo(ctx->out);
+}
+
+static void
+handle_commit(CdcStream *s, const unsigned char *p)
+{
+	if (!s->in_txn)
+		return;
+	s->commit_times[s->txn_seq % WATERMARK_CAPACITY] = (TimestampTz) get_u64(p + 9);
+	watermark_close(&s->wm, s->txn_seq, get_u64(p + 1));
+	s->in_txn = false;
+}
+
+/* Ticket seq of records that confirm nothing (snapshot reads, heartbeats). */
+#define UNTRACKED_SEQ	PG_UINT64_MAX
+
+/*
+ * Hand one decoded record to Kafka.  A tracked record belongs to the open
+ * watermark transaction (opened here if none is); an untracked one only
+ * counts as in flight.
+ */
+static void
+produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
+			   size_t len, bool tracked)
+{
+	CdcTicket  *t;
+	rd_kafka_resp_err_t err;
+
+	wait_for_room(s, len);
+	if (s->blocked || s->abandoned)
+		return;
+	if (tracked && !s->in_txn)
+	{
+		s->txn_seq = watermark_begin(&s->wm);
+		s->in_txn = true;
+	}
+	if (tracked)
+		watermark_sent(&s->wm, s->txn_seq);
+	t = MemoryContextAlloc(s->tickets, sizeof(CdcTicket));
+	t->seq = tracked ? s->txn_seq : UNTRACKED_SEQ;
+	t->lsn = lsn;
+	t->lsn_index = s->lsn_index;
+	t->relid = relid;
+	t->bytes = (int32) len;
+	t->job = s->frame_job;
+	err = producer_send(s->producer, rec, t);
+	if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+	{
+		block_on(s, t, rec->topic, rec->key, rec->keylen, err);
+		pfree(t);
+		return;
+	}
+	s->inflight_bytes += len;
+	s->inflight_records++;
+}
+
+static void
+handle_record(CdcStream *s, const unsigned char *p, size_t len)
+{
+	CdcOutRecord rec;
+	XLogRecPtr	lsn;
+	Oid			relid;
+
+	parse_record(p, &rec, &lsn, &relid, &s->scratch);
+	s->lsn_index = (lsn == s->last_lsn) ? s->lsn_index + 1 : 0;
+	s->last_lsn = lsn;
+	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
+		return;
+	/* a change inside an incremental snapshot's window supersedes its read */
+	incremental_saw_change(relid, rec.key, rec.keylen);
+	produce_record(s, &rec, lsn, relid, len, true);
+}
+
+/*
+ * Produce a record framed like the plugin's (snapshot reads).  tracked:
+ * part of the open watermark transaction (see stream_end_unit); otherwise
+ * it confirms nothing and only counts as in flight.
+ */
+void
+stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked)
+{
+	CdcOutRecord rec;
+	XLogRecPtr	lsn;
+	Oid			relid;
+
+	parse_record((const unsigned char *) frame->data, &rec, &lsn, &relid, &s->scratch);
+	s->lsn_index = 0;
+	produce_record(s, &rec, lsn, relid, frame->len, tracked);
+}
+
+/* Close the open watermark transaction (if any) at end_lsn. */
+void
+stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time)
+{
+	if (!s->in_txn)
+		return;
+	s->commit_times[s->txn_seq % WATERMARK_CAPACITY] = commit_time;
+	watermark_close(&s->wm, s->txn_seq, end_lsn);
+	s->in_txn = false;
+}
+
+/* Wait until Kafka acknowledged everything in flight (or a record is refused). */
+void
+stream_drain(CdcStream *s)
+{
+	while (s->inflight_records > 0 && !s->blocked)
+	{
+		producer_wait(s->producer, 100);
+		check_producer(s);
+		stream_publish_status(s, false);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* The plugin wrote one frame: a record to produce or the end of a transaction. */
+static void
+stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid, bool last_write)
+{
+	CdcStream  *s = ctx->output_writer_private;
+	const unsigned char *p = (const unsigned char *) ctx->out->data;
+
+	if (s->blocked || s->abandoned)
+		return;					/* the session restarts from before the refused record */
+	if (p[0] == CDC_FRAME_COMMIT)
+		handle_commit(s, p);
+	else if (p[0] == CDC_FRAME_WATERMARK)
+		incremental_watermark(s, get_u64(p + 1), (const char *) p + 13, get_u32(p + 9));
+	else
+		handle_record(s, p, ctx->out->len);
+}
+
+/* ---- delivery reports ------------------------------------------------------------------- */
+
+static void
+count_table(CdcStream *s, Oid relid, int32 bytes)
+{
+	bool		found;
+	TableCount *tc;
+
+	if (!OidIsValid(relid))
+		return;
+	tc = hash_search(s->table_counts, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		tc->records = 0;
+		tc->bytes = 0;
+	}
+	tc->records++;
+	tc->bytes += bytes;
+}
+
+static void
+on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_message_t *msg)
+{
+	CdcStream  *s = arg;
+	CdcTicket  *t = opaque;
+
+	if (t == NULL)
+		return;					/* a heartbeat */
+	s->inflight_bytes -= t->bytes;
+	s->inflight_records--;
+	if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
+	{
+		if (t->seq != UNTRACKED_SEQ)
+			watermark_acked(&s->wm, t->seq);
+		s->records_sent++;
+		s->bytes_sent += t->bytes;
+		s->last_ack_time = GetCurrentTimestamp();
+		count_table(s, t->relid, t->bytes);
+	}
+	else if (err != RD_KAFKA_RESP_ERR__PURGE_QUEUE && err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT &&
+			 err != RD_KAFKA_RESP_ERR__FATAL)
+		block_on(s, t, rd_kafka_topic_name(msg->rkt), msg->key, msg->key_len, err);
+	pfree(t);
+}
+
+/* ---- opening and closing ---------------------------------------------------------------- */
+
+/*
+ * The open session of this process.  If the process exits without closing
+ * it (an ERROR, SIGTERM), the producer is still destroyed first: librdkafka's
+ * threads must not outlive the memory they use.
+ */
+static CdcStream *open_stream = NULL;
+static bool exit_hook_registered = false;
+
+static void
+stream_exit_hook(int code, Datum arg)
+{
+	if (open_stream != NULL && open_stream->producer != NULL)
+	{
+		producer_destroy(open_stream->producer);
+		open_stream->producer = NULL;
+	}
+	open_stream = NULL;
+}
+
+static List *
+decoding_options(const CdcStreamConfig *cfg)
+{
+	List	   *opts = NIL;
+
+	for (int i = 0; i < cfg->noptions; i++)
+		opts = lappend(opts, makeDefElem(pstrdup(cfg->option_names[i]),
+										 (Node *) makeString(pstrdup(cfg->option_values[i])), -1));
+	return opts;
+}
+
+/* Acquire the slot; false (and the slot released) if it was invalidated. */
+static bool
+acquire_slot(const char *slot_name)
+{
+	compat_slot_acquire(slot_name, true);
+	if (XLogRecPtrIsInvalid(MyReplicationSlot->data.restart_lsn) ||
+		!XLogRecPtrIsInvalid(MyReplicationSlot->data.invalidated_at))
+	{
+		ReplicationSlotRelease();
+		return false;
+	}
+	if (strcmp(NameStr(MyReplicationSlot->data.plugin), CDC_PLUGIN_NAME) != 0)
+	{
+		char	   *plugin = pstrdup(NameStr(MyReplicationSlot->data.plugin));
+
+		ReplicationSlotRelease();
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("replication slot \"%s\" uses output plugin \"%s\", not \"%s\"",
+						slot_name, plugin, CDC_PLUGIN_NAME),
+				 errhint("Set cdc_kafka.slot_name to another slot, or drop this one.")));
+	}
+	return true;
+}
+
+/*
+ * Open a session on the slot: acquire it, start decoding at its restart
+ * point, create the producer.  Returns NULL if the slot was invalidated.
+ */
+CdcStream *
+stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
+{
+	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "cdc_kafka stream",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	CdcStream  *s = palloc0(sizeof(CdcStream));
+	HASHCTL		ctl;
+
+	s->cxt = cxt;
+	s->ws = ws;
+	s->dboid = MyDatabaseId;
+	s->max_inflight_bytes = (int64) settings_max_inflight_kb * 1024;
+	s->skip_lsn = cfg->skip_lsn;
+	s->skip_index = cfg->skip_index;
+	s->careful_until = cfg->careful_until;
+	s->careful_job = cfg->careful_job;
+	LWLockAcquire(ws->lock, LW_SHARED);
+	s->base_records = ws->records_sent;
+	s->base_bytes = ws->bytes_sent;
+	s->base_retries = ws->retries;
+	LWLockRelease(ws->lock);
+	initStringInfo(&s->scratch);
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(TableCount);
+	ctl.hcxt = cxt;
+	s->table_counts = hash_create("cdc_kafka table counts", 64, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	s->commit_times = palloc0(sizeof(TimestampTz) * WATERMARK_CAPACITY);
+	s->tickets = SlabContextCreate(cxt, "cdc_kafka tickets", SLAB_DEFAULT_BLOCK_SIZE,
+								   sizeof(CdcTicket));
+
+	if (!acquire_slot(cfg->slot_name))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(cxt);
+		return NULL;
+	}
+	s->confirmed = s->saved = MyReplicationSlot->data.confirmed_flush;
+	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
+				   WATERMARK_CAPACITY, s->confirmed);
+	s->producer = producer_create(cfg->dbname, on_delivery, s,
+								  cfg->careful_until != 0 || cfg->careful_job != 0);
+	producer_connect(s->producer, 5000);
+	open_stream = s;
+	if (!exit_hook_registered)
+	{
+		before_shmem_exit(stream_exit_hook, 0);
+		exit_hook_registered = true;
+	}
+	s->last_save = GetCurrentTimestamp();
+	MemoryContextSwitchTo(oldcxt);
+	if (!cfg->defer_decoding)
+		stream_start_decoding(s, cfg);
+	return s;
+}
+
+/*
+ * Start decoding the slot at its restart point (stream_open does it unless
+ * told to wait, as an initial snapshot does: its records go first).  Must
+ * run outside a transaction, so decoding does not hold back vacuum.
+ */
+void
+stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(s->cxt);
+
+	s->ctx = CreateDecodingContext(InvalidXLogRecPtr, decoding_options(cfg), false,
+								   XL_ROUTINE(.page_read = read_local_xlog_page,
+											  .segment_open = wal_segment_open,
+											  .segment_close = wal_segment_close),
+								   stream_prepare_write, stream_write, NULL);
+	s->ctx->output_writer_private = s;
+	XLogBeginRead(s->ctx->reader, MyReplicationSlot->data.restart_lsn);
+	InvalidateSystemCaches();
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* Publish the acknowledged per-table counts to shared memory. */
+static void
+flush_table_counts(CdcStream *s)
+{
+	HASH_SEQ_STATUS status;
+	TableCount *tc;
+	TimestampTz now = GetCurrentTimestamp();
+
+	hash_seq_init(&status, s->table_counts);
+	while ((tc = hash_seq_search(&status)) != NULL)
+	{
+		status_table_stats_add(s->dboid, tc->relid, tc->records, tc->bytes, now);
+		hash_search(s->table_counts, &tc->relid, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * The producer is gone: the records it never reported will not be, and
+ * were not confirmed (sent again by the next session).  Free their tickets.
+ */
+static void
+forget_unreported(CdcStream *s)
+{
+	if (s->inflight_records > 0)
+		elog(DEBUG1, "cdc_kafka: " INT64_FORMAT " records were not acknowledged when the session ended",
+			 s->inflight_records);
+	MemoryContextReset(s->tickets);
+	s->inflight_records = 0;
+	s->inflight_bytes = 0;
+}
+
+/*
+ * End the session: give what is in flight flush_ms to be acknowledged,
+ * confirm and save the slot as far as that allows, release it.
+ */
+void
+stream_close(CdcStream *s, int flush_ms)
+{
+	if (s == NULL)
+		return;
+	if (flush_ms > 0 && !s->blocked)
+	{
+		TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), flush_ms);
+
+		while (s->inflight_records > 0 && GetCurrentTimestamp() < end)
+		{
+			producer_wait(s->producer, 100);
+			CHECK_FOR_INTERRUPTS();
+		}
+		stream_confirm(s, true);
+	}
+	producer_destroy(s->producer);
+	s->producer = NULL;
+	open_stream = NULL;
+	forget_unreported(s);
+	if (s->ctx != NULL)
+	{
+		s->last_read = s->ctx->reader->EndRecPtr;
+		FreeDecodingContext(s->ctx);
+		s->ctx = NULL;
+	}
+	if (MyReplicationSlot != NULL)
+	{
+		if (s->confirmed != s->saved)
+		{
+			ReplicationSlotMarkDirty();
+			ReplicationSlotSave();
+		}
+		ReplicationSlotRelease();
+	}
+	flush_table_counts(s);
+	stream_publish_status(s, true);
+	MemoryContextDelete(s->cxt);
+}
+
+/* ---- the session's work ---------------------------------------------------------------- */
+
+/*
+ * Decode WAL up to the flushed position, for at most about max_ms, serving
+ * Kafka as it goes.  Returns true when everything flushed has been read.
+ */
+bool
+stream_read(CdcStream *s, int max_ms)
+{
+	XLogRecPtr	end = compat_flush_rec_ptr();
+	TimestampTz stop = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
+	int			n = 0;
+	bool		caught_up = false;
+
+	/*
+	 * The WAL reader keeps buffers it allocates while reading: they must
+	 * live in the session's context, not in a caller's short-lived one.
+	 */
+	MemoryContext oldcxt = MemoryContextSwitchTo(s->cxt);
+
+	while (!s->blocked && !s->abandoned && s->ctx->reader->EndRecPtr < end)
+	{
+		char	   *errm = NULL;
+		XLogRecord *record = XLogReadRecord(s->ctx->reader, &errm);
+
+		if (errm)
+			elog(ERROR, "cdc_kafka could not read WAL at %X/%X: %s",
+				 LSN_FORMAT_ARGS(s->ctx->reader->EndRecPtr), errm);
+		if (record != NULL)
+		{
+			s->decoding = true;
+			LogicalDecodingProcessRecord(s->ctx, s->ctx->reader);
+			s->decoding = false;
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (++n % 512 == 0)
+		{
+			producer_poll(s->producer);
+			check_producer(s);
+			if (GetCurrentTimestamp() >= stop)
+				break;
+		}
+	}
+	caught_up = s->ctx->reader->EndRecPtr >= end;
+	MemoryContextSwitchTo(oldcxt);
+	return caught_up;
+}
+
+/*
+ * Handle delivery reports; with timeout_ms > 0, first sleep until Kafka has
+ * something to report, the latch is set or timeout_ms pass (the process
+ * exits if the postmaster dies).
+ */
+void
+stream_poll(CdcStream *s, int timeout_ms)
+{
+	if (timeout_ms > 0)
+		producer_wait(s->producer, timeout_ms);
+	else
+		producer_poll(s->producer);
+	check_producer(s);
+}
+
+/*
+ * Confirm the slot up to what Kafka acknowledged, or to the read position
+ * when nothing is in flight; save it to disk if due (or if force).
+ */
+void
+stream_confirm(CdcStream *s, bool force)
+{
+	XLogRecPtr	lsn = watermark_advance(&s->wm);
+	TimestampTz now = GetCurrentTimestamp();
+
+	/*
+	 * Nothing in flight: everything read is done with.  Never while a record
+	 * is being decoded: the read position is then the end of a commit whose
+	 * records are still being written.
+	 */
+	if (!s->blocked && !s->abandoned && !s->in_txn && !s->decoding && watermark_idle(&s->wm) &&
+		s->ctx != NULL && s->ctx->reader->EndRecPtr > lsn)
+		lsn = s->ctx->reader->EndRecPtr;
+	if (lsn > s->confirmed)
+	{
+		LogicalConfirmReceivedLocation(lsn);
+		s->confirmed = lsn;
+	}
+	if (s->confirmed != s->saved &&
+		(force || TimestampDifferenceExceeds(s->last_save, now, settings_slot_save_interval_ms)))
+	{
+		ReplicationSlotMarkDirty();
+		ReplicationSlotSave();
+		s->saved = s->confirmed;
+		s->last_save = now;
+	}
+}
+
+/* Produce a heartbeat record (not tracked: it confirms nothing). */
+void
+stream_heartbeat(CdcStream *s, const CdcOptions *opts)
+{
+	StringInfoData key;
+	StringInfoData value;
+	CdcOutRecord rec = {0};
+	char	   *topic = psprintf("__debezium-heartbeat.%s", opts->topic_prefix);
+
+	initStringInfo(&key);
+	initStringInfo(&value);
+	encoder_write_heartbeat_key(&key, opts);
+	encoder_write_heartbeat_value(&value, opts);
+	rec.topic = topic;
+	rec.partition = 0;
+	rec.key = key.data;
+	rec.keylen = key.len;
+	rec.value = value.data;
+	rec.valuelen = value.len;
+	(void) producer_send(s->producer, &rec, NULL);
+	pfree(key.data);
+	pfree(value.data);
+	pfree(topic);
+}
+
+/* Copy the session's figures to shared memory (per-table counts once a second). */
+void
+stream_publish_status(CdcStream *s, bool all)
+{
+	CdcWorkerStatus *ws = s->ws;
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz oldest = 0;
+	int64		retries = 0;
+	const char *reason = NULL;
+
+	/* a broker down, a connection refused: retried for ever, but visible */
+	if (s->producer != NULL)
+		retries = producer_transient_errors(s->producer, &reason);
+	if (retries > s->retries_seen)
+	{
+		status_set_error(ws, psprintf("Kafka client (retrying): %s", reason));
+		s->retries_seen = retries;
+	}
+	if (!watermark_idle(&s->wm) && s->wm.head < s->wm.tail)
+		oldest = s->commit_times[s->wm.head % WATERMARK_CAPACITY];
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+	ws->confirmed_lsn = s->confirmed;
+	ws->read_lsn = s->ctx ? s->ctx->reader->EndRecPtr : s->last_read;
+	ws->oldest_pending_commit = oldest;
+	ws->last_ack_time = s->last_ack_time;
+	ws->records_sent = s->base_records + s->records_sent;
+	ws->bytes_sent = s->base_bytes + s->bytes_sent;
+	ws->inflight_records = s->inflight_records;
+	ws->inflight_bytes = s->inflight_bytes;
+	if (s->producer != NULL)
+		ws->retries = s->base_retries + retries;
+	LWLockRelease(ws->lock);
+	if (all || TimestampDifferenceExceeds(s->last_stats_flush, now, 1000))
+	{
+		flush_table_counts(s);
+		s->last_stats_flush = now;
+	}
+}

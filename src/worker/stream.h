@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream.h
+ *		A streaming session of the worker (see stream.c).
+ *
+ * src/worker/stream.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_KAFKA_STREAM_H
+#define CDC_KAFKA_STREAM_H
+
+#include <librdkafka/rdkafka.h>
+
+#include "access/xlogdefs.h"
+#include "lib/stringinfo.h"
+#include "replication/logical.h"
+#include "utils/hsearch.h"
+
+#include "common/watermark.h"
+#include "plugin/options.h"
+#include "worker/producer.h"
+#include "worker/status.h"
+
+#define CDC_MAX_STREAM_OPTIONS 32
+
+/* What a session needs to know to start. */
+typedef struct CdcStreamConfig
+{
+	const char *dbname;
+	const char *slot_name;
+	int			noptions;		/* plugin options, as name/value pairs */
+	const char *option_names[CDC_MAX_STREAM_OPTIONS];
+	const char *option_values[CDC_MAX_STREAM_OPTIONS];
+	XLogRecPtr	skip_lsn;		/* a refused record to leave out, or 0 */
+	int			skip_index;
+	bool		defer_decoding;	/* stream_start_decoding later */
+	XLogRecPtr	careful_until;	/* one record per produce batch until confirmed here */
+	int64		careful_job;	/* or until this snapshot's refused chunk is acknowledged */
+} CdcStreamConfig;
+
+typedef struct CdcStream
+{
+	MemoryContext cxt;
+	CdcWorkerStatus *ws;
+	Oid			dboid;
+	LogicalDecodingContext *ctx;
+	CdcProducer *producer;
+	MemoryContext tickets;		/* per-record CdcTickets (see stream.c) */
+	StringInfoData scratch;
+
+	/* what is in flight */
+	Watermark	wm;
+	TimestampTz *commit_times;	/* per watermark slot */
+	bool		in_txn;
+	bool		decoding;		/* inside LogicalDecodingProcessRecord */
+	uint64		txn_seq;
+	XLogRecPtr	last_lsn;		/* LSN of the last record, and its index there */
+	int			lsn_index;
+	int64		inflight_bytes;
+	int64		inflight_records;
+	int64		max_inflight_bytes;
+
+	/* what is confirmed */
+	XLogRecPtr	confirmed;
+	XLogRecPtr	saved;
+	XLogRecPtr	last_read;		/* read position when the context was freed */
+	TimestampTz last_save;
+
+	/* the worker's "should this session end?" (a reload, a command) */
+	bool		(*should_stop) (void);
+	bool		abandoned;		/* stopped while waiting: nothing more is sent */
+
+	/* a record Kafka refused */
+	bool		blocked;
+	XLogRecPtr	blocked_lsn;
+	int			blocked_index;
+	Oid			blocked_relid;
+	rd_kafka_resp_err_t blocked_err;
+	char		blocked_topic[256];
+	char		blocked_key[CDC_TEXT_LEN];
+	int64		blocked_job;	/* the incremental snapshot of a refused row, or 0 */
+	uint64		blocked_key_hash;	/* and the hash of its whole key */
+	XLogRecPtr	skip_lsn;
+	int			skip_index;
+	XLogRecPtr	careful_until;	/* records travel alone until confirmed here */
+	int64		careful_job;	/* or until the worker clears careful_job */
+	int64		frame_job;		/* the snapshot whose rows stream_produce_frame sends */
+
+	/* figures */
+	int64		records_sent;
+	int64		bytes_sent;
+	int64		base_records;	/* from earlier sessions */
+	int64		base_bytes;
+	int64		base_retries;
+	int64		retries_seen;	/* transient errors already published */
+	TimestampTz last_ack_time;
+	TimestampTz last_stats_flush;
+	HTAB	   *table_counts;
+} CdcStream;
+
+extern CdcStream *stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg);
+extern void stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg);
+extern void stream_close(CdcStream *s, int flush_ms);
+extern bool stream_read(CdcStream *s, int max_ms);
+extern void stream_poll(CdcStream *s, int timeout_ms);
+extern void stream_confirm(CdcStream *s, bool force);
+extern void stream_heartbeat(CdcStream *s, const CdcOptions *opts);
+extern void stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked);
+extern void stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time);
+extern void stream_drain(CdcStream *s);
+extern void stream_publish_status(CdcStream *s, bool all);
+
+#endif							/* CDC_KAFKA_STREAM_H */
