@@ -29,52 +29,52 @@
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
 
-/* One accepted spelling of an enumerated option. */
-typedef struct OptionWord
-{
-	const char *word;
-	int			value;
-} OptionWord;
-
-static const OptionWord decimal_words[] = {
-	{"precise", CDC_DECIMAL_PRECISE},
-	{"double", CDC_DECIMAL_DOUBLE},
-	{"string", CDC_DECIMAL_STRING},
-	{NULL, 0}
+/*
+ * The values of the enumerated options, as Debezium spells them.  The same
+ * tables are the cdc_kafka.* settings' enum values (worker/settings.c), and
+ * the worker passes its settings to the plugin by these names: one list of
+ * words, so that a setting and an option never disagree.
+ */
+const struct config_enum_entry options_decimal_modes[] = {
+	{"precise", CDC_DECIMAL_PRECISE, false},
+	{"double", CDC_DECIMAL_DOUBLE, false},
+	{"string", CDC_DECIMAL_STRING, false},
+	{NULL, 0, false}
 };
 
-static const OptionWord binary_words[] = {
-	{"bytes", CDC_BINARY_BYTES},
-	{"base64", CDC_BINARY_BASE64},
-	{"base64-url-safe", CDC_BINARY_BASE64_URL_SAFE},
-	{"hex", CDC_BINARY_HEX},
-	{NULL, 0}
+const struct config_enum_entry options_binary_modes[] = {
+	{"bytes", CDC_BINARY_BYTES, false},
+	{"base64", CDC_BINARY_BASE64, false},
+	{"base64-url-safe", CDC_BINARY_BASE64_URL_SAFE, false},
+	{"hex", CDC_BINARY_HEX, false},
+	{NULL, 0, false}
 };
 
-static const OptionWord time_words[] = {
-	{"adaptive", CDC_TIME_ADAPTIVE},
-	{"adaptive_time_microseconds", CDC_TIME_ADAPTIVE_MICROSECONDS},
-	{"connect", CDC_TIME_CONNECT},
-	{NULL, 0}
+const struct config_enum_entry options_time_modes[] = {
+	{"adaptive", CDC_TIME_ADAPTIVE, false},
+	{"adaptive_time_microseconds", CDC_TIME_ADAPTIVE_MICROSECONDS, false},
+	{"connect", CDC_TIME_CONNECT, false},
+	{NULL, 0, false}
 };
 
-static const OptionWord interval_words[] = {
-	{"numeric", CDC_INTERVAL_NUMERIC},
-	{"string", CDC_INTERVAL_STRING},
-	{NULL, 0}
+const struct config_enum_entry options_interval_modes[] = {
+	{"numeric", CDC_INTERVAL_NUMERIC, false},
+	{"string", CDC_INTERVAL_STRING, false},
+	{NULL, 0, false}
 };
 
-static const OptionWord hstore_words[] = {
-	{"json", CDC_HSTORE_JSON},
-	{"map", CDC_HSTORE_MAP},
-	{NULL, 0}
+const struct config_enum_entry options_hstore_modes[] = {
+	{"json", CDC_HSTORE_JSON, false},
+	{"map", CDC_HSTORE_MAP, false},
+	{NULL, 0, false}
 };
 
-static const OptionWord output_words[] = {
-	{"value", CDC_OUTPUT_VALUE},
-	{"record", CDC_OUTPUT_RECORD},
-	{"binary", CDC_OUTPUT_BINARY},
-	{NULL, 0}
+/* The plugin's own: no setting has it (the worker always asks for binary). */
+static const struct config_enum_entry output_formats[] = {
+	{"value", CDC_OUTPUT_VALUE, false},
+	{"record", CDC_OUTPUT_RECORD, false},
+	{"binary", CDC_OUTPUT_BINARY, false},
+	{NULL, 0, false}
 };
 
 #define DEFAULT_PLACEHOLDER "__debezium_unavailable_value"
@@ -161,15 +161,31 @@ options_set_defaults(CdcOptions *opts)
 	opts->output_format = CDC_OUTPUT_VALUE;
 }
 
+/* The name of value in one of the tables above (its first, unhidden one). */
+const char *
+options_value_name(const struct config_enum_entry *table, int value)
+{
+	for (int i = 0; table[i].name != NULL; i++)
+	{
+		if (table[i].val == value && !table[i].hidden)
+			return table[i].name;
+	}
+	elog(ERROR, "no name for value %d of an enumerated option", value);
+	return NULL;				/* keep compiler quiet */
+}
+
 /* The allowed words of an enumerated option, for the hint. */
 static char *
-allowed_words(const OptionWord *words)
+allowed_words(const struct config_enum_entry *words)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	for (int i = 0; words[i].word != NULL; i++)
-		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", words[i].word);
+	for (int i = 0; words[i].name != NULL; i++)
+	{
+		if (!words[i].hidden)
+			appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "", words[i].name);
+	}
 	return buf.data;
 }
 
@@ -185,14 +201,14 @@ option_value(DefElem *elem)
 }
 
 static int
-parse_word(DefElem *elem, const OptionWord *words)
+parse_word(DefElem *elem, const struct config_enum_entry *words)
 {
 	const char *value = option_value(elem);
 
-	for (int i = 0; words[i].word != NULL; i++)
+	for (int i = 0; words[i].name != NULL; i++)
 	{
-		if (pg_strcasecmp(value, words[i].word) == 0)
-			return words[i].value;
+		if (pg_strcasecmp(value, words[i].name) == 0)
+			return words[i].val;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -367,15 +383,15 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	else if (strcmp(name, "schemas") == 0)
 		opts->schemas = parse_boolean(elem);
 	else if (strcmp(name, "decimal_handling_mode") == 0)
-		opts->decimal_mode = parse_word(elem, decimal_words);
+		opts->decimal_mode = parse_word(elem, options_decimal_modes);
 	else if (strcmp(name, "binary_handling_mode") == 0)
-		opts->binary_mode = parse_word(elem, binary_words);
+		opts->binary_mode = parse_word(elem, options_binary_modes);
 	else if (strcmp(name, "time_precision_mode") == 0)
-		opts->time_mode = parse_word(elem, time_words);
+		opts->time_mode = parse_word(elem, options_time_modes);
 	else if (strcmp(name, "interval_handling_mode") == 0)
-		opts->interval_mode = parse_word(elem, interval_words);
+		opts->interval_mode = parse_word(elem, options_interval_modes);
 	else if (strcmp(name, "hstore_handling_mode") == 0)
-		opts->hstore_mode = parse_word(elem, hstore_words);
+		opts->hstore_mode = parse_word(elem, options_hstore_modes);
 	else if (strcmp(name, "tombstones_on_delete") == 0)
 		opts->tombstones_on_delete = parse_boolean(elem);
 	else if (strcmp(name, "skipped_operations") == 0)
@@ -389,7 +405,7 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	else if (strcmp(name, "deterministic") == 0)
 		opts->deterministic = parse_boolean(elem);
 	else if (strcmp(name, "output_format") == 0)
-		opts->output_format = parse_word(elem, output_words);
+		opts->output_format = parse_word(elem, output_formats);
 	else if (strcmp(name, "extended_headers_enabled") == 0)
 		opts->extended_headers = parse_boolean(elem);
 	else if (strcmp(name, "watermark_prefix") == 0)

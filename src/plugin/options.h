@@ -14,6 +14,7 @@
 #define CDC_PLUGIN_OPTIONS_H
 
 #include "nodes/pg_list.h"
+#include "utils/guc.h"
 
 typedef enum CdcDecimalMode
 {
@@ -86,6 +87,14 @@ typedef struct CdcOptions
 	CdcOutputFormat output_format;
 } CdcOptions;
 
+/* The words of the enumerated options, shared with the cdc_kafka.* settings. */
+extern const struct config_enum_entry options_decimal_modes[];
+extern const struct config_enum_entry options_binary_modes[];
+extern const struct config_enum_entry options_time_modes[];
+extern const struct config_enum_entry options_interval_modes[];
+extern const struct config_enum_entry options_hstore_modes[];
+
+extern const char *options_value_name(const struct config_enum_entry *table, int value);
 extern void options_set_defaults(CdcOptions *opts);
 extern void options_parse(CdcOptions *opts, List *options);
 extern int	options_parse_skipped(const char *value);

@@ -76,40 +76,6 @@ static const struct config_enum_entry publication_modes[] = {
 	{NULL, 0, false}
 };
 
-static const struct config_enum_entry decimal_modes[] = {
-	{"precise", CDC_DECIMAL_PRECISE, false},
-	{"double", CDC_DECIMAL_DOUBLE, false},
-	{"string", CDC_DECIMAL_STRING, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry binary_modes[] = {
-	{"bytes", CDC_BINARY_BYTES, false},
-	{"base64", CDC_BINARY_BASE64, false},
-	{"base64-url-safe", CDC_BINARY_BASE64_URL_SAFE, false},
-	{"hex", CDC_BINARY_HEX, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry time_modes[] = {
-	{"adaptive", CDC_TIME_ADAPTIVE, false},
-	{"adaptive_time_microseconds", CDC_TIME_ADAPTIVE_MICROSECONDS, false},
-	{"connect", CDC_TIME_CONNECT, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry interval_modes[] = {
-	{"numeric", CDC_INTERVAL_NUMERIC, false},
-	{"string", CDC_INTERVAL_STRING, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry hstore_modes[] = {
-	{"json", CDC_HSTORE_JSON, false},
-	{"map", CDC_HSTORE_MAP, false},
-	{NULL, 0, false}
-};
-
 static const struct config_enum_entry snapshot_modes[] = {
 	{"initial", CDC_SNAPSHOT_INITIAL, false},
 	{"initial_only", CDC_SNAPSHOT_INITIAL_ONLY, false},
@@ -508,23 +474,23 @@ define_format_settings(void)
 							 NULL, &settings_schemas, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.decimal_handling_mode",
 							 "Debezium's decimal.handling.mode.", NULL,
-							 &settings_decimal_mode, CDC_DECIMAL_PRECISE, decimal_modes,
+							 &settings_decimal_mode, CDC_DECIMAL_PRECISE, options_decimal_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.binary_handling_mode",
 							 "Debezium's binary.handling.mode.", NULL,
-							 &settings_binary_mode, CDC_BINARY_BYTES, binary_modes,
+							 &settings_binary_mode, CDC_BINARY_BYTES, options_binary_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.time_precision_mode",
 							 "Debezium's time.precision.mode.", NULL,
-							 &settings_time_mode, CDC_TIME_ADAPTIVE, time_modes,
+							 &settings_time_mode, CDC_TIME_ADAPTIVE, options_time_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.interval_handling_mode",
 							 "Debezium's interval.handling.mode.", NULL,
-							 &settings_interval_mode, CDC_INTERVAL_NUMERIC, interval_modes,
+							 &settings_interval_mode, CDC_INTERVAL_NUMERIC, options_interval_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.hstore_handling_mode",
 							 "Debezium's hstore.handling.mode.", NULL,
-							 &settings_hstore_mode, CDC_HSTORE_JSON, hstore_modes,
+							 &settings_hstore_mode, CDC_HSTORE_JSON, options_hstore_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("cdc_kafka.tombstones_on_delete",
 							 "Follow each delete event with a tombstone.",

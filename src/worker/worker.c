@@ -594,12 +594,6 @@ bool_text(bool b)
 static void
 build_config(CdcStreamConfig *cfg, const char *slot)
 {
-	static const char *const decimal[] = {"precise", "double", "string"};
-	static const char *const binary[] = {"bytes", "base64", "base64-url-safe", "hex"};
-	static const char *const timep[] = {"adaptive", "adaptive_time_microseconds", "connect"};
-	static const char *const interval[] = {"numeric", "string"};
-	static const char *const hstore[] = {"json", "map"};
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->dbname = my_dbname;
 	cfg->slot_name = slot;
@@ -607,11 +601,16 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "publication_names", quote_identifier(settings_publication_name));
 	add_option(cfg, "topic_prefix", topic_prefix());
 	add_option(cfg, "schemas", bool_text(settings_schemas));
-	add_option(cfg, "decimal_handling_mode", decimal[settings_decimal_mode]);
-	add_option(cfg, "binary_handling_mode", binary[settings_binary_mode]);
-	add_option(cfg, "time_precision_mode", timep[settings_time_mode]);
-	add_option(cfg, "interval_handling_mode", interval[settings_interval_mode]);
-	add_option(cfg, "hstore_handling_mode", hstore[settings_hstore_mode]);
+	add_option(cfg, "decimal_handling_mode",
+			   options_value_name(options_decimal_modes, settings_decimal_mode));
+	add_option(cfg, "binary_handling_mode",
+			   options_value_name(options_binary_modes, settings_binary_mode));
+	add_option(cfg, "time_precision_mode",
+			   options_value_name(options_time_modes, settings_time_mode));
+	add_option(cfg, "interval_handling_mode",
+			   options_value_name(options_interval_modes, settings_interval_mode));
+	add_option(cfg, "hstore_handling_mode",
+			   options_value_name(options_hstore_modes, settings_hstore_mode));
 	add_option(cfg, "tombstones_on_delete", bool_text(settings_tombstones_on_delete));
 	add_option(cfg, "skipped_operations", settings_skipped_operations);
 	add_option(cfg, "provide_transaction_metadata", bool_text(settings_transaction_metadata));
