@@ -89,8 +89,8 @@ floor_millis(int64 us)
 }
 
 /* Wall-clock now in Unix microseconds, or 0 for deterministic output. */
-int64
-encoder_now(const CdcOptions *opts)
+static int64
+now_micros(const CdcOptions *opts)
 {
 	return opts->deterministic ? 0 : unix_micros(GetCurrentTimestamp());
 }
@@ -424,7 +424,7 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
 	optext[7] = (char) op;
 	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
-	append_ts_fields(buf, encoder_now(opts));
+	append_ts_fields(buf, now_micros(opts));
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
@@ -451,7 +451,7 @@ encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row
 	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
 				  ri->source_suffix, ri->source_suffix_len, opts);
 	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
-	append_ts_fields(buf, encoder_now(opts));
+	append_ts_fields(buf, now_micros(opts));
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
@@ -499,7 +499,7 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 							const CdcOptions *opts)
 {
 	static const char no_table[] = ",\"schema\":\"\",\"table\":\"\"";
-	int64		now = encoder_now(opts);
+	int64		now = now_micros(opts);
 
 	if (opts->schemas)
 		append_message_schema(buf, opts);
@@ -659,7 +659,7 @@ encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts)
 							   "\"optional\":false,\"name\":\"io.debezium.connector.common.Heartbeat\","
 							   "\"version\":1},\"payload\":");
 	appendStringInfoString(buf, "{\"ts_ms\":");
-	append_int64(buf, floor_millis(encoder_now(opts)));
+	append_int64(buf, floor_millis(now_micros(opts)));
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');

@@ -93,6 +93,5 @@ extern void encoder_write_txn_value(StringInfo buf, bool is_begin, const char *i
 									CdcTxnState *txn, const CdcOptions *opts);
 extern void encoder_txn_id(StringInfo buf, TransactionId xid, uint64 lsn,
 						   const CdcOptions *opts);
-extern int64 encoder_now(const CdcOptions *opts);
 
 #endif							/* CDC_PLUGIN_ENCODER_H */
