@@ -2,6 +2,7 @@
 #
 #   make                  build the shared library (add WERROR=1 to fail on warnings)
 #   make install          install it into the PostgreSQL given by PG_CONFIG
+#   make layoutcheck      the layout rules on the built objects (README: Layout)
 #   make unitcheck        cmocka tests of the pure C parts (no server needed)
 #   make regresscheck     pg_regress suites on a temporary server (test/regress.conf)
 #   make installcheck     pg_regress suites, then the TAP suites
@@ -61,6 +62,17 @@ regresscheck:
 prove_installcheck installcheck: PROVE_FLAGS = --timer
 prove_installcheck:
 	$(prove_installcheck)
+
+# ---- layout rules ---------------------------------------------------------
+
+# test/check-layout.py reads src/ and the objects built from it; the
+# self-test shows it fails on each rule broken.  Both run, either fails.
+.PHONY: layoutcheck
+layoutcheck: all
+	@status=0; \
+	python3 test/check-layout.py --pg-config $(PG_CONFIG) || status=1; \
+	PG_CONFIG=$(PG_CONFIG) bash test/layout/selftest.sh || status=1; \
+	exit $$status
 
 # ---- cmocka unit tests --------------------------------------------------
 

@@ -4,8 +4,9 @@
 # Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
 # Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
-# tests; 011 holds a backend at a breakpoint), and the ja_JP.UTF-8 locale
-# (regression suite "settings": a currency without fraction digits).
+# tests; 011 holds a backend at a breakpoint), python3 and binutils' nm
+# (test/check-layout.py), and the ja_JP.UTF-8 locale (regression suite
+# "settings": a currency without fraction digits).
 #
 # Idempotent: packages already present are left alone.  Runs apt-get as
 # root, through sudo when started by another user.
@@ -20,6 +21,7 @@ PACKAGES=(
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
 	procps rsync gdb locales
+	python3 binutils
 )
 
 missing=()

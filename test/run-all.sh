@@ -3,6 +3,7 @@
 # run-all.sh - the test command: install what is needed, build cdc_kafka with
 # warnings as errors, install it, and run every suite:
 #
+#   layout       the layout rules on the built objects     (make layoutcheck)
 #   unit         cmocka tests of the pure C parts          (make unitcheck)
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
 #   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
@@ -22,7 +23,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SUITES=("$@")
 if [ ${#SUITES[@]} -eq 0 ]; then
-	SUITES=(unit regress conformance)
+	SUITES=(layout unit regress conformance)
 	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -60,11 +61,13 @@ prepare_workdir() {
 run_suite() {
 	local suite=$1
 	case "$suite" in
+		# on the objects just built, in the tree itself (the copy has none)
+		layout) make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" layoutcheck ;;
 		unit) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 unitcheck ;;
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
 		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
 		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
-		*) echo "run-all: unknown suite \"$suite\" (unit, regress, conformance, tap)" >&2; return 2 ;;
+		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap)" >&2; return 2 ;;
 	esac
 }
 

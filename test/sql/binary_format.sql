@@ -2,7 +2,7 @@
 SET client_min_messages = warning;
 CREATE TABLE bf (id int PRIMARY KEY, v text);
 
--- decode one frame (see src/recout.c for the layout)
+-- decode one frame (see src/plugin/recout.c for the layout)
 CREATE FUNCTION frame_u32(f bytea, p int) RETURNS bigint LANGUAGE sql AS
 	$$ SELECT (get_byte(f, p)::bigint << 24) | (get_byte(f, p + 1) << 16)
 			| (get_byte(f, p + 2) << 8) | get_byte(f, p + 3) $$;
