@@ -34,6 +34,7 @@
 
 #include "access/xlog.h"
 #include "access/xlogutils.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "replication/decode.h"
@@ -54,7 +55,6 @@
 #include "worker/producer.h"
 #include "worker/settings.h"
 #include "worker/status.h"
-#include "worker/snapshot.h"
 #include "worker/stream.h"
 
 /* Transactions in flight at most; beyond this, decoding waits. */
@@ -219,6 +219,16 @@ wait_for_room(CdcStream *s, size_t len)
 	}
 }
 
+/*
+ * The hash of a record key: how a refused snapshot row is named (with its
+ * job) in the status, for skip_record() to find it again.
+ */
+uint64
+stream_key_hash(const char *key, size_t len)
+{
+	return hash_bytes_extended((const unsigned char *) key, len, 0);
+}
+
 /* Remember the first record Kafka refused; the session stops at it. */
 static void
 block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
@@ -232,7 +242,7 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 	s->blocked_relid = t->relid;
 	s->blocked_err = err;
 	s->blocked_job = t->job;
-	s->blocked_key_hash = key ? incremental_key_hash(key, keylen) : 0;
+	s->blocked_key_hash = key ? stream_key_hash(key, keylen) : 0;
 	strlcpy(s->blocked_topic, topic, sizeof(s->blocked_topic));
 	if (key == NULL)
 		strlcpy(s->blocked_key, "null", sizeof(s->blocked_key));
@@ -329,7 +339,8 @@ handle_record(CdcStream *s, const unsigned char *p, size_t len)
 	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
 		return;
 	/* a change inside an incremental snapshot's window supersedes its read */
-	incremental_saw_change(relid, rec.key, rec.keylen);
+	if (s->hooks.saw_change != NULL)
+		s->hooks.saw_change(s->hooks.arg, relid, rec.key, rec.keylen);
 	produce_record(s, &rec, lsn, relid, len, true);
 }
 
@@ -386,7 +397,11 @@ stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid, boo
 	if (p[0] == CDC_FRAME_COMMIT)
 		handle_commit(s, p);
 	else if (p[0] == CDC_FRAME_WATERMARK)
-		incremental_watermark(s, get_u64(p + 1), (const char *) p + 13, get_u32(p + 9));
+	{
+		if (s->hooks.watermark != NULL)
+			s->hooks.watermark(s->hooks.arg, s, get_u64(p + 1), (const char *) p + 13,
+							   get_u32(p + 9));
+	}
 	else
 		handle_record(s, p, ctx->out->len);
 }
@@ -493,6 +508,14 @@ acquire_slot(const char *slot_name)
 	return true;
 }
 
+/* The plugin options of a session's configuration, parsed (for the snapshots). */
+void
+stream_plugin_options(CdcOptions *opts, const CdcStreamConfig *cfg)
+{
+	options_set_defaults(opts);
+	options_parse(opts, decoding_options(cfg));
+}
+
 /*
  * Open a session on the slot: acquire it, start decoding at its restart
  * point, create the producer.  Returns NULL if the slot was invalidated.
@@ -552,6 +575,19 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	if (!cfg->defer_decoding)
 		stream_start_decoding(s, cfg);
 	return s;
+}
+
+/*
+ * Tell the snapshot side about changes and watermarks from now on (NULL:
+ * no longer).
+ */
+void
+stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hooks)
+{
+	if (hooks != NULL)
+		s->hooks = *hooks;
+	else
+		memset(&s->hooks, 0, sizeof(s->hooks));
 }
 
 /*

@@ -49,6 +49,7 @@
 #include "worker/privilege.h"
 #include "worker/settings.h"
 #include "worker/status.h"
+#include "worker/incremental.h"
 #include "worker/snapshot.h"
 #include "worker/stream.h"
 #include "worker/worker.h"
