@@ -527,6 +527,13 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 	CdcStream  *s = palloc0(sizeof(CdcStream));
+	CdcProducerConfig pcfg = {
+		.dbname = cfg->dbname,
+		.bootstrap_servers = settings_bootstrap_servers,
+		.properties = settings_kafka_properties,
+		.secrets_file = settings_kafka_secrets_file,
+		.one_per_batch = cfg->careful_until != 0 || cfg->careful_job != 0,
+	};
 	HASHCTL		ctl;
 
 	s->cxt = cxt;
@@ -561,8 +568,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->confirmed = s->saved = MyReplicationSlot->data.confirmed_flush;
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
-	s->producer = producer_create(cfg->dbname, on_delivery, s,
-								  cfg->careful_until != 0 || cfg->careful_job != 0);
+	s->producer = producer_create(&pcfg, on_delivery, s);
 	producer_connect(s->producer, 5000);
 	open_stream = s;
 	if (!exit_hook_registered)
