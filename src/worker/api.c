@@ -73,6 +73,9 @@ PG_FUNCTION_INFO_V1(cdc_kafka_skip_record);
 PG_FUNCTION_INFO_V1(cdc_kafka_worker_status);
 PG_FUNCTION_INFO_V1(cdc_kafka_table_counters);
 
+/* The role whose privileges manage streaming (README: Delegation). */
+#define CDC_ADMIN_ROLE		"cdc_kafka_admin"
+
 /* How long the functions wait for the worker to act on a command. */
 #define COMMAND_WAIT_MS 30000
 
