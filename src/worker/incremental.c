@@ -288,7 +288,7 @@ end_job(const char *state, const char *error)
 
 	if (error != NULL)
 		ereport(WARNING,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s failed: %s",
+				(errmsg("incremental snapshot %lld of %s failed: %s",
 						(long long) inc->job, inc->reader ? inc->reader->from : "?", error)));
 	in_transaction(end_job_sql, &je);
 	forget_job();
@@ -450,7 +450,7 @@ load_next_job(void)
 		end_job("failed", oj.error);
 		return true;
 	}
-	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s started",
+	ereport(LOG, (errmsg("incremental snapshot %lld of %s started",
 						 (long long) inc->job, inc->reader->from)));
 	status_set_snapshot_progress(inc->s->ws, inc->reader->from, inc->rows_sent,
 								 (int64) inc->reader->estimated_rows);
@@ -527,7 +527,7 @@ record_progress(void)
 		in_transaction(progress_sql, pp);
 		settle_careful(pp->job);
 		if (pp->table_done)
-			ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld done, " INT64_FORMAT " rows",
+			ereport(LOG, (errmsg("incremental snapshot %lld done, " INT64_FORMAT " rows",
 								 (long long) pp->job, pp->rows)));
 		inc->pending = list_delete_first(inc->pending);
 	}
@@ -605,7 +605,7 @@ show_commit_wait(void)
 		TimestampDifferenceExceeds(inc->wait_start, GetCurrentTimestamp(), COMMIT_WAIT_WARN_MS))
 	{
 		ereport(WARNING,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s waits for %s",
+				(errmsg("incremental snapshot %lld of %s waits for %s",
 						(long long) inc->job, inc->reader->from, what),
 				 errdetail("A chunk is read once every transaction whose commit record precedes its low watermark is visible; streaming goes on meanwhile."),
 				 errhint("A commit waiting for synchronous replication ends when a standby confirms it, or when it is cancelled with pg_cancel_backend().")));
@@ -709,7 +709,7 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 	if (inc->job == inc->skip_job && h == inc->skip_hash && !cr->dropped)
 	{
 		ereport(LOG,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s leaves out the row with key %.*s "
+				(errmsg("incremental snapshot %lld of %s leaves out the row with key %.*s "
 						"that Kafka refused, as requested with cdc_kafka.skip_record()",
 						(long long) inc->job, r->from, cr->keylen, cr->key)));
 		cr->dropped = true;
@@ -1005,7 +1005,7 @@ cancelled(void)
 {
 	if (!job_cancelled())
 		return false;
-	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s cancelled",
+	ereport(LOG, (errmsg("incremental snapshot %lld of %s cancelled",
 						 (long long) inc->job, inc->reader->from)));
 	forget_job();
 	return true;

@@ -325,7 +325,7 @@ handle_error(CdcProducer *p, rd_kafka_event_t *ev)
 	snprintf(p->transient_reason, sizeof(p->transient_reason), "%s: %s",
 			 rd_kafka_err2name(err), rd_kafka_event_error_string(ev));
 	ereport(LOG,
-			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err),
+			(errmsg("Kafka client: %s: %s", rd_kafka_err2name(err),
 					rd_kafka_event_error_string(ev))));
 }
 
@@ -338,7 +338,7 @@ handle_log(rd_kafka_event_t *ev)
 
 	/* syslog levels: only warnings and worse are worth the server log */
 	if (rd_kafka_event_log(ev, &fac, &buf, &level) == 0 && level <= 4)
-		ereport(LOG, (errmsg("cdc_kafka: Kafka client %s: %s", fac, buf)));
+		ereport(LOG, (errmsg("Kafka client %s: %s", fac, buf)));
 }
 
 /* Handle one event; it is destroyed even if handling it raises an ERROR. */

@@ -542,6 +542,6 @@ snapshot_resume_initial(const char *slot)
 	MemoryContextSwitchTo(cxt);
 	durable_unlink(progress_path(slot), ERROR);
 	ereport(LOG,
-			(errmsg("cdc_kafka: the initial snapshot of slot \"%s\" was interrupted; %d tables continue as incremental snapshots",
+			(errmsg("the initial snapshot of slot \"%s\" was interrupted; %d tables continue as incremental snapshots",
 					slot, resumed)));
 }

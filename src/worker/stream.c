@@ -176,7 +176,7 @@ check_producer(CdcStream *s)
 	if (producer_failed(s->producer, &reason))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
-				 errmsg("cdc_kafka: Kafka producer failed: %s", reason),
+				 errmsg("Kafka producer failed: %s", reason),
 				 errdetail("The worker restarts with a new producer from the last confirmed position.")));
 }
 
@@ -258,7 +258,7 @@ skip_requested(CdcStream *s, XLogRecPtr lsn, int index, const char *topic)
 	if (s->skip_lsn == InvalidXLogRecPtr || lsn != s->skip_lsn || index != s->skip_index)
 		return false;
 	ereport(LOG,
-			(errmsg("cdc_kafka: skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
+			(errmsg("skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
 					topic, LSN_FORMAT_ARGS(lsn))));
 	/* the worker forgets the request once the slot is confirmed past it */
 	return true;
@@ -641,7 +641,7 @@ static void
 forget_unreported(CdcStream *s)
 {
 	if (s->inflight_records > 0)
-		elog(DEBUG1, "cdc_kafka: " INT64_FORMAT " records were not acknowledged when the session ended",
+		elog(DEBUG1, "" INT64_FORMAT " records were not acknowledged when the session ended",
 			 s->inflight_records);
 	MemoryContextReset(s->tickets);
 	s->inflight_records = 0;
