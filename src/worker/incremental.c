@@ -64,6 +64,12 @@
  * as a refused change does; as its chunk's LSN is new at each read, it is
  * named by its job and key: skip_record() leaves that row out.
  *
+ * Tables are read with tablereader.c, as the initial snapshot reads them
+ * (snapshot.c).  The streaming session (stream.c) tells this module of the
+ * changes and watermarks it decodes through the hooks
+ * incremental_session_start hands it; incremental_step runs between its
+ * decoding passes.
+ *
  * src/worker/incremental.c
  *
  *-------------------------------------------------------------------------

@@ -26,6 +26,12 @@
  * A record Kafka refuses for good blocks the session: nothing past it is
  * confirmed, and the worker waits for the operator (cdc_kafka.skip_record()).
  *
+ * Snapshot rows reach Kafka through the session too (stream_produce_frame).
+ * The incremental snapshots need to see what is decoded: they hand the
+ * session CdcSnapshotHooks (stream_set_snapshot_hooks), through which it
+ * tells them of every change and every watermark message; the stream
+ * itself knows nothing of snapshots.
+ *
  * src/worker/stream.c
  *
  *-------------------------------------------------------------------------
