@@ -73,6 +73,9 @@ PG_FUNCTION_INFO_V1(cdc_kafka_skip_record);
 PG_FUNCTION_INFO_V1(cdc_kafka_worker_status);
 PG_FUNCTION_INFO_V1(cdc_kafka_table_counters);
 
+/* The role whose privileges manage streaming (README: Delegation). */
+#define CDC_ADMIN_ROLE		"cdc_kafka_admin"
+
 /* How long the functions wait for the worker to act on a command. */
 #define COMMAND_WAIT_MS 30000
 
@@ -760,11 +763,11 @@ cdc_kafka_drop_slot(PG_FUNCTION_ARGS)
 		slot_call("SELECT pg_catalog.pg_drop_replication_slot($1::pg_catalog.name)", slot, 0,
 				  InvalidOid);
 		(void) forget_slot(slot);
-		ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" dropped by %s", slot,
+		ereport(LOG, (errmsg("replication slot \"%s\" dropped by %s through cdc_kafka.drop_slot()", slot,
 							 GetUserNameFromId(GetUserId(), false))));
 	}
 	else if (forget_slot(slot))
-		ereport(LOG, (errmsg("cdc_kafka: the loss of replication slot \"%s\" (dropped from outside) accepted by %s; "
+		ereport(LOG, (errmsg("the loss of replication slot \"%s\" (dropped from outside) accepted by %s through cdc_kafka.drop_slot(); "
 							 "a new slot takes a new snapshot", slot,
 							 GetUserNameFromId(GetUserId(), false))));
 	else
@@ -921,7 +924,7 @@ cdc_kafka_reset_offsets(PG_FUNCTION_ARGS)
 				(errmsg("replication slot \"%s\" is at %X/%X, not %X/%X", slot,
 						LSN_FORMAT_ARGS(moved), LSN_FORMAT_ARGS(lsn)),
 				 errdetail("Its confirmed position was already past the position asked for; a slot only moves forward.")));
-	ereport(LOG, (errmsg("cdc_kafka: replication slot \"%s\" moved to %X/%X by %s", slot,
+	ereport(LOG, (errmsg("replication slot \"%s\" moved to %X/%X by %s through cdc_kafka.reset_offsets()", slot,
 						 LSN_FORMAT_ARGS(moved), GetUserNameFromId(GetUserId(), false))));
 	PG_RETURN_LSN(moved);
 }
@@ -952,7 +955,7 @@ cdc_kafka_skip_record(PG_FUNCTION_ARGS)
 				 errmsg("no refused record at LSN %X/%X to skip", LSN_FORMAT_ARGS(lsn)),
 				 errhint("cdc_kafka.status shows the refused record (blocked_lsn) of a blocked worker.")));
 	ereport(LOG,
-			(errmsg("cdc_kafka: %s asked to skip the refused record of table %s at LSN %X/%X",
+			(errmsg("%s asked to skip the refused record of table %s at LSN %X/%X through cdc_kafka.skip_record()",
 					GetUserNameFromId(GetUserId(), false), table, LSN_FORMAT_ARGS(lsn))));
 	send_command(ws, CDC_CMD_RESTART);
 	(void) wait_for_state(ws, CDC_STATE_STREAMING, CDC_STATE_ERROR);

@@ -22,7 +22,6 @@ extern void api_check_table_arg(Oid relid, const char *verb);
 extern Oid *api_table_args(FunctionCallInfo fcinfo, const char *func, const char *verb, int *n);
 
 /* api.c: who may manage streaming (README: Delegation) */
-#define CDC_ADMIN_ROLE		"cdc_kafka_admin"
 extern void api_require_admin(const char *func);
 
 #endif							/* CDC_WORKER_API_H */

@@ -64,6 +64,12 @@
  * as a refused change does; as its chunk's LSN is new at each read, it is
  * named by its job and key: skip_record() leaves that row out.
  *
+ * Tables are read with tablereader.c, as the initial snapshot reads them
+ * (snapshot.c).  The streaming session (stream.c) tells this module of the
+ * changes and watermarks it decodes through the hooks
+ * incremental_session_start hands it; incremental_step runs between its
+ * decoding passes.
+ *
  * src/worker/incremental.c
  *
  *-------------------------------------------------------------------------
@@ -78,7 +84,6 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -112,8 +117,9 @@
 #include "worker/privilege.h"
 #include "worker/settings.h"
 #include "worker/status.h"
-#include "worker/snapshot.h"
+#include "worker/incremental.h"
 #include "worker/stream.h"
+#include "worker/tablereader.h"
 
 PG_FUNCTION_INFO_V1(cdc_kafka_snapshot);
 PG_FUNCTION_INFO_V1(cdc_kafka_snapshot_where);
@@ -176,7 +182,7 @@ typedef struct IncState
 	Oid			requester;		/* requested_by */
 	bool		by_superuser;	/* requested_by_superuser */
 	Oid			role;			/* who reads the table: reading_role() */
-	TableReader *reader;
+	CdcTableReader *reader;
 	ArrayType  *last_key;		/* where the next chunk starts, or NULL */
 	int64		rows_sent;
 
@@ -288,7 +294,7 @@ end_job(const char *state, const char *error)
 
 	if (error != NULL)
 		ereport(WARNING,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s failed: %s",
+				(errmsg("incremental snapshot %lld of %s failed: %s",
 						(long long) inc->job, inc->reader ? inc->reader->from : "?", error)));
 	in_transaction(end_job_sql, &je);
 	forget_job();
@@ -345,14 +351,14 @@ next_job_sql(void *arg)
 }
 
 /* The publication's column list and row filter of the job's table. */
-static SnapTable *
+static CdcCapturedTable *
 find_captured(Oid relid)
 {
 	ListCell   *lc;
 
-	foreach(lc, captured_tables(status_get_publication(inc->s->ws)))
+	foreach(lc, tablereader_captured(status_get_publication(inc->s->ws)))
 	{
-		SnapTable  *t = lfirst(lc);
+		CdcCapturedTable  *t = lfirst(lc);
 
 		if (t->relid == relid)
 			return t;
@@ -401,7 +407,7 @@ static void
 open_job_sql(void *arg)
 {
 	OpenJob    *oj = arg;
-	SnapTable  *st = find_captured(oj->jr->relid);
+	CdcCapturedTable  *st = find_captured(oj->jr->relid);
 
 	if (st == NULL)
 	{
@@ -419,7 +425,7 @@ open_job_sql(void *arg)
 		oj->error = MemoryContextStrdup(inc->jobcxt, oj->error);
 		return;
 	}
-	inc->reader = reader_open(oj->jr->relid, st->columns, st->rowfilter, oj->jr->filter,
+	inc->reader = tablereader_open(oj->jr->relid, st->columns, st->rowfilter, oj->jr->filter,
 							  &inc->opts, inc->jobcxt);
 	if (inc->reader == NULL)
 		oj->error = "the table was dropped";
@@ -450,7 +456,7 @@ load_next_job(void)
 		end_job("failed", oj.error);
 		return true;
 	}
-	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s started",
+	ereport(LOG, (errmsg("incremental snapshot %lld of %s started",
 						 (long long) inc->job, inc->reader->from)));
 	status_set_snapshot_progress(inc->s->ws, inc->reader->from, inc->rows_sent,
 								 (int64) inc->reader->estimated_rows);
@@ -527,7 +533,7 @@ record_progress(void)
 		in_transaction(progress_sql, pp);
 		settle_careful(pp->job);
 		if (pp->table_done)
-			ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld done, " INT64_FORMAT " rows",
+			ereport(LOG, (errmsg("incremental snapshot %lld done, " INT64_FORMAT " rows",
 								 (long long) pp->job, pp->rows)));
 		inc->pending = list_delete_first(inc->pending);
 	}
@@ -605,7 +611,7 @@ show_commit_wait(void)
 		TimestampDifferenceExceeds(inc->wait_start, GetCurrentTimestamp(), COMMIT_WAIT_WARN_MS))
 	{
 		ereport(WARNING,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s waits for %s",
+				(errmsg("incremental snapshot %lld of %s waits for %s",
 						(long long) inc->job, inc->reader->from, what),
 				 errdetail("A chunk is read once every transaction whose commit record precedes its low watermark is visible; streaming goes on meanwhile."),
 				 errhint("A commit waiting for synchronous replication ends when a standby confirms it, or when it is cancelled with pg_cancel_backend().")));
@@ -679,43 +685,37 @@ key_hash_table(const char *name)
 	return hash_create(name, 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
-/* The hash of a record key (also how a refused row is named, see stream.c). */
-uint64
-incremental_key_hash(const char *key, size_t len)
-{
-	return hash_bytes_extended((const unsigned char *) key, len, 0);
-}
-
+/* The hash of a record key (also how the stream names a refused row). */
 static uint64
 key_hash(const char *key, int len)
 {
-	return incremental_key_hash(key, len);
+	return stream_key_hash(key, len);
 }
 
 /* Keep one row read for the chunk: its key, its record, and the index. */
 static void
 add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf)
 {
-	TableReader *r = inc->reader;
+	CdcTableReader *r = inc->reader;
 	ChunkRow   *cr = &inc->rows[inc->nrows];
 	CdcRow		row;
 	uint64		h;
 	bool		found;
 	KeyHashEntry *e;
 
-	row_from_tuple(r, tup, desc, &row);
+	tablereader_row(r, tup, desc, &row);
 	resetStringInfo(keybuf);
 	encoder_write_key(keybuf, r->ri, &row, &inc->opts);
 	cr->key = pnstrdup(keybuf->data, keybuf->len);
 	cr->keylen = keybuf->len;
 	initStringInfo(&cr->frame);
-	write_read_frame(&cr->frame, r, &row, src, "incremental", inc->lw_lsn, &inc->opts);
+	tablereader_write_frame(&cr->frame, r, &row, src, "incremental", inc->lw_lsn, &inc->opts);
 	h = key_hash(cr->key, cr->keylen);
 	cr->dropped = inc->seen != NULL && hash_search(inc->seen, &h, HASH_FIND, NULL) != NULL;
 	if (inc->job == inc->skip_job && h == inc->skip_hash && !cr->dropped)
 	{
 		ereport(LOG,
-				(errmsg("cdc_kafka: incremental snapshot %lld of %s leaves out the row with key %.*s "
+				(errmsg("incremental snapshot %lld of %s leaves out the row with key %.*s "
 						"that Kafka refused, as requested with cdc_kafka.skip_record()",
 						(long long) inc->job, r->from, cr->keylen, cr->key)));
 		cr->dropped = true;
@@ -729,7 +729,7 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 static void
 select_chunk(void)
 {
-	TableReader *r = inc->reader;
+	CdcTableReader *r = inc->reader;
 	CdcAsRole	as;
 	Oid		   *types = palloc(sizeof(Oid) * r->nkeys);
 	Datum	   *values = NULL;
@@ -750,15 +750,15 @@ select_chunk(void)
 				(errmsg("the key of the table changed while it was being read (%d columns, was %d)",
 						r->nkeys, n)));
 	privilege_as_role_begin(&as, inc->role);
-	SPI_execute_with_args(reader_sql(r, inc->last_key != NULL, settings_incremental_chunk_size),
+	SPI_execute_with_args(tablereader_sql(r, inc->last_key != NULL, settings_incremental_chunk_size),
 						  inc->last_key != NULL ? r->nkeys : 0, types, values, NULL, true, 0);
 	privilege_as_role_end(&as);
 }
 
 static ArrayType *
-key_array(const TableReader *r, HeapTuple tup, TupleDesc desc)
+key_array(const CdcTableReader *r, HeapTuple tup, TupleDesc desc)
 {
-	char	  **keys = key_text(r, tup, desc);
+	char	  **keys = tablereader_key_text(r, tup, desc);
 	Datum	   *elems = palloc(sizeof(Datum) * r->nkeys);
 
 	for (int k = 0; k < r->nkeys; k++)
@@ -950,6 +950,17 @@ emit_chunk(CdcStream *s)
 
 /* ---- the session's side ---------------------------------------------------------------- */
 
+static void saw_watermark(void *arg, CdcStream *s, XLogRecPtr lsn, const char *content,
+						  size_t len);
+static void saw_change(void *arg, Oid relid, const char *key, size_t keylen);
+
+/* The stream tells these about its changes and watermarks while a session runs. */
+static const CdcSnapshotHooks session_hooks = {
+	.arg = NULL,
+	.saw_change = saw_change,
+	.watermark = saw_watermark,
+};
+
 void
 incremental_session_start(CdcStream *s, const CdcStreamConfig *cfg)
 {
@@ -962,7 +973,7 @@ incremental_session_start(CdcStream *s, const CdcStreamConfig *cfg)
 	inc->jobcxt = AllocSetContextCreate(cxt, "cdc_kafka snapshot job", ALLOCSET_DEFAULT_SIZES);
 	inc->chunkcxt = AllocSetContextCreate(cxt, "cdc_kafka snapshot chunk", ALLOCSET_DEFAULT_SIZES);
 	inc->s = s;
-	snapshot_options_from_config(&inc->opts, cfg);
+	stream_plugin_options(&inc->opts, cfg);
 	MemoryContextSwitchTo(old);
 	/* SIGINT cancels chunk reads only (see begin_read) */
 	pqsignal(SIGINT, SIG_IGN);
@@ -975,6 +986,7 @@ incremental_session_start(CdcStream *s, const CdcStreamConfig *cfg)
 		inc->skip_hash = s->ws->blocked_key_hash;
 	}
 	LWLockRelease(s->ws->lock);
+	stream_set_snapshot_hooks(s, &session_hooks);
 }
 
 void
@@ -982,6 +994,8 @@ incremental_session_end(void)
 {
 	if (inc == NULL)
 		return;
+	if (inc->s != NULL)
+		stream_set_snapshot_hooks(inc->s, NULL);
 	if (inc->s != NULL && inc->s->ws != NULL)
 	{
 		status_set_snapshot_progress(inc->s->ws, "", 0, 0);
@@ -997,7 +1011,7 @@ cancelled(void)
 {
 	if (!job_cancelled())
 		return false;
-	ereport(LOG, (errmsg("cdc_kafka: incremental snapshot %lld of %s cancelled",
+	ereport(LOG, (errmsg("incremental snapshot %lld of %s cancelled",
 						 (long long) inc->job, inc->reader->from)));
 	forget_job();
 	return true;
@@ -1057,8 +1071,8 @@ incremental_step(CdcStream *s)
 }
 
 /* A watermark decoded: it opens a chunk's window or closes it. */
-void
-incremental_watermark(CdcStream *s, XLogRecPtr lsn, const char *content, size_t len)
+static void
+saw_watermark(void *arg, CdcStream *s, XLogRecPtr lsn, const char *content, size_t len)
 {
 	size_t		toklen;
 
@@ -1078,8 +1092,8 @@ incremental_watermark(CdcStream *s, XLogRecPtr lsn, const char *content, size_t 
 }
 
 /* A change decoded: inside a chunk's window, it supersedes the chunk's row. */
-void
-incremental_saw_change(Oid relid, const char *key, size_t keylen)
+static void
+saw_change(void *arg, Oid relid, const char *key, size_t keylen)
 {
 	uint64		h;
 	KeyHashEntry *e;
@@ -1248,7 +1262,7 @@ check_filter(Relation rel, const char *filter)
 
 /* A key the chunks can be ordered and resumed by: unique and never null. */
 static void
-check_key(Relation rel, const TableReader *r)
+check_key(Relation rel, const CdcTableReader *r)
 {
 	bool		nullable = false;
 
@@ -1275,13 +1289,13 @@ check_key(Relation rel, const TableReader *r)
 typedef struct CapturedEntry
 {
 	Oid			relid;			/* hash key */
-	SnapTable  *table;
+	CdcCapturedTable  *table;
 } CapturedEntry;
 
 static HTAB *
 captured_by_oid(void)
 {
-	List	   *tables = captured_tables(settings_publication_name);
+	List	   *tables = tablereader_captured(settings_publication_name);
 	HASHCTL		ctl;
 	HTAB	   *h;
 	ListCell   *lc;
@@ -1293,7 +1307,7 @@ captured_by_oid(void)
 					HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	foreach(lc, tables)
 	{
-		SnapTable  *t = lfirst(lc);
+		CdcCapturedTable  *t = lfirst(lc);
 		CapturedEntry *e = hash_search(h, &t->relid, HASH_ENTER, NULL);
 
 		e->table = t;
@@ -1305,14 +1319,14 @@ captured_by_oid(void)
  * The captured table relid, checked; its reader (for the key).  With a
  * filter, *resolved is the filter as the worker is to run it.
  */
-static TableReader *
+static CdcTableReader *
 check_table(Relation rel, const char *filter, HTAB *captured, char **resolved)
 {
-	SnapTable  *st = NULL;
+	CdcCapturedTable  *st = NULL;
 	CapturedEntry *e;
 	Oid			relid = RelationGetRelid(rel);
 	CdcOptions	opts;
-	TableReader *r;
+	CdcTableReader *r;
 
 	if (pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -1338,7 +1352,7 @@ check_table(Relation rel, const char *filter, HTAB *captured, char **resolved)
 				 errhint("Capture it first: SELECT cdc_kafka.add_tables('%s');",
 						 RelationGetRelationName(rel))));
 	options_set_defaults(&opts);
-	r = reader_open(RelationGetRelid(rel), st->columns, NULL, NULL, &opts, CurrentMemoryContext);
+	r = tablereader_open(RelationGetRelid(rel), st->columns, NULL, NULL, &opts, CurrentMemoryContext);
 	check_key(rel, r);
 	*resolved = filter != NULL ? check_filter(rel, filter) : NULL;
 	return r;
@@ -1373,7 +1387,7 @@ check_request(Oid relid, const char *filter, HTAB *captured, char **name, int64 
 			  char **resolved)
 {
 	Relation	rel;
-	TableReader *r;
+	CdcTableReader *r;
 
 	api_check_table_arg(relid, "snapshot");
 	rel = try_relation_open(relid, AccessShareLock);

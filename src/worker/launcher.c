@@ -19,6 +19,7 @@
  * workers for databases added to the list and stops those of databases
  * removed from it.  A worker's status slot stays assigned while its
  * database is listed, so the SQL views keep showing why it stopped.
+ * Every message of the launcher carries the context "cdc_kafka launcher".
  *
  * src/worker/launcher.c
  *
@@ -353,10 +354,22 @@ retry_stopped_workers(void)
 	}
 }
 
+/* Which process a message comes from (the context line of all its messages). */
+static void
+launcher_error_context(void *arg)
+{
+	errcontext("cdc_kafka launcher");
+}
+
 void
 cdc_kafka_launcher_main(Datum arg)
 {
+	/* for the life of the process: an ERROR ends it */
+	static ErrorContextCallback errcallback = {.callback = launcher_error_context};
 	MemoryContext loopcxt;
+
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);

@@ -34,6 +34,9 @@
 #include "plugin/plugin.h"
 #include "worker/privilege.h"
 
+/* The search_path every statement of cdc_kafka runs with. */
+#define SAFE_SEARCH_PATH "pg_catalog, pg_temp"
+
 /*
  * Become role until privilege_as_role_end(): a security-restricted operation
  * (no SET ROLE, no temporary objects, no changed session state that would
@@ -47,7 +50,7 @@ privilege_as_role_begin(CdcAsRole *save, Oid role)
 	SetUserIdAndSecContext(role, save->save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	save->nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", CDC_SAFE_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
+	(void) set_config_option("search_path", SAFE_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 }
 
@@ -66,7 +69,7 @@ privilege_as_role_end(CdcAsRole *save)
 void
 privilege_pin_search_path(void)
 {
-	SetConfigOption("search_path", CDC_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("search_path", SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 }
 
 /* The owner of a relation, or InvalidOid if it is gone. */

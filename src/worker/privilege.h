@@ -11,9 +11,6 @@
 #ifndef CDC_KAFKA_PRIVILEGE_H
 #define CDC_KAFKA_PRIVILEGE_H
 
-/* The search_path every statement of cdc_kafka runs with. */
-#define CDC_SAFE_SEARCH_PATH "pg_catalog, pg_temp"
-
 /* What privilege_as_role_end() restores. */
 typedef struct CdcAsRole
 {

@@ -29,6 +29,10 @@
  * be the server user's and readable by it alone, and are never logged:
  * errors name the property and the line, never a value or a line's text.
  *
+ * The settings a producer is made of come from its caller (stream.c) in a
+ * CdcProducerConfig; settings.c checks kafka_properties with
+ * producer_check_properties, so this module reads no setting itself.
+ *
  * src/worker/producer.c
  *
  *-------------------------------------------------------------------------
@@ -51,7 +55,6 @@
 #include "utils/memutils.h"
 
 #include "worker/producer.h"
-#include "worker/settings.h"
 
 struct CdcProducer
 {
@@ -322,7 +325,7 @@ handle_error(CdcProducer *p, rd_kafka_event_t *ev)
 	snprintf(p->transient_reason, sizeof(p->transient_reason), "%s: %s",
 			 rd_kafka_err2name(err), rd_kafka_event_error_string(ev));
 	ereport(LOG,
-			(errmsg("cdc_kafka: Kafka client: %s: %s", rd_kafka_err2name(err),
+			(errmsg("Kafka client: %s: %s", rd_kafka_err2name(err),
 					rd_kafka_event_error_string(ev))));
 }
 
@@ -335,7 +338,7 @@ handle_log(rd_kafka_event_t *ev)
 
 	/* syslog levels: only warnings and worse are worth the server log */
 	if (rd_kafka_event_log(ev, &fac, &buf, &level) == 0 && level <= 4)
-		ereport(LOG, (errmsg("cdc_kafka: Kafka client %s: %s", fac, buf)));
+		ereport(LOG, (errmsg("Kafka client %s: %s", fac, buf)));
 }
 
 /* Handle one event; it is destroyed even if handling it raises an ERROR. */
@@ -529,20 +532,20 @@ set_secret_properties(rd_kafka_conf_t *conf, char *text, char *errbuf, size_t er
 }
 
 static void
-apply_properties(rd_kafka_conf_t *conf)
+apply_properties(rd_kafka_conf_t *conf, const CdcProducerConfig *cfg)
 {
 	char		errbuf[512];
 	PropertyTarget user = {conf, false};
 
-	if (!for_each_property(settings_kafka_properties, set_property, &user,
+	if (!for_each_property(cfg->properties, set_property, &user,
 						   errbuf, sizeof(errbuf)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
 				 errdetail("%s", errbuf)));
-	if (settings_kafka_secrets_file != NULL && settings_kafka_secrets_file[0] != '\0')
+	if (cfg->secrets_file != NULL && cfg->secrets_file[0] != '\0')
 	{
-		char	   *secrets = read_secrets_file(settings_kafka_secrets_file);
+		char	   *secrets = read_secrets_file(cfg->secrets_file);
 		size_t		len = strlen(secrets);
 		bool		ok = set_secret_properties(conf, secrets, errbuf, sizeof(errbuf));
 
@@ -552,7 +555,7 @@ apply_properties(rd_kafka_conf_t *conf)
 			ereport(ERROR,
 					(errcode(ERRCODE_CONFIG_FILE_ERROR),
 					 errmsg("invalid contents of cdc_kafka.kafka_secrets_file \"%s\"",
-							settings_kafka_secrets_file),
+							cfg->secrets_file),
 					 errdetail("%s", errbuf)));
 	}
 }
@@ -605,13 +608,11 @@ drain_wakeup_pipe(CdcProducer *p)
 }
 
 /*
- * Create the producer for the worker of dbname.  on_delivery is called from
+ * Create the producer cfg describes.  on_delivery is called from
  * producer_poll for every record, with the opaque given to producer_send.
- * one_per_batch: every record in a produce request of its own.
  */
 CdcProducer *
-producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_arg,
-				bool one_per_batch)
+producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, void *cb_arg)
 {
 	CdcProducer *p = MemoryContextAllocZero(TopMemoryContext, sizeof(CdcProducer));
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -620,7 +621,7 @@ producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_a
 
 	p->on_delivery = on_delivery;
 	p->cb_arg = cb_arg;
-	snprintf(client_id, sizeof(client_id), "cdc_kafka-%s", dbname);
+	snprintf(client_id, sizeof(client_id), "cdc_kafka-%s", cfg->dbname);
 	conf_set_or_fail(conf, "client.id", client_id);
 	/*
 	 * Debezium's records compress well (the schemas repeat): lz4 halves the
@@ -631,17 +632,17 @@ producer_create(const char *dbname, producer_delivery_cb on_delivery, void *cb_a
 	/* cdc_kafka.max_inflight_bytes bounds what is queued, not librdkafka */
 	conf_set_or_fail(conf, "queue.buffering.max.messages", "10000000");
 	conf_set_or_fail(conf, "queue.buffering.max.kbytes", "2147483647");
-	apply_properties(conf);
+	apply_properties(conf, cfg);
 	/*
 	 * A broker refuses a produce batch whole: to tell which record it cannot
 	 * take, records travel alone until the stream is past the refusal.
 	 */
-	if (one_per_batch)
+	if (cfg->one_per_batch)
 	{
 		conf_set_or_fail(conf, "batch.num.messages", "1");
 		conf_set_or_fail(conf, "linger.ms", "0");
 	}
-	conf_set_or_fail(conf, "bootstrap.servers", settings_bootstrap_servers);
+	conf_set_or_fail(conf, "bootstrap.servers", cfg->bootstrap_servers);
 	conf_set_or_fail(conf, "enable.idempotence", "true");
 	conf_set_or_fail(conf, "acks", "all");
 	conf_set_or_fail(conf, "partitioner", "murmur2_random");

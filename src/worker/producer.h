@@ -31,6 +31,16 @@ typedef struct CdcOutRecord
 
 typedef struct CdcProducer CdcProducer;
 
+/* What a producer is made of: the caller's settings (cdc_kafka.*). */
+typedef struct CdcProducerConfig
+{
+	const char *dbname;			/* whose worker: the client.id */
+	const char *bootstrap_servers;
+	const char *properties;		/* cdc_kafka.kafka_properties, "name=value; ..." */
+	const char *secrets_file;	/* cdc_kafka.kafka_secrets_file, or NULL or "" */
+	bool		one_per_batch;	/* every record in a produce request of its own */
+} CdcProducerConfig;
+
 /*
  * Called from producer_poll once per acknowledged or refused record (err 0
  * means Kafka has it), outside librdkafka's frames: it may ereport.
@@ -38,8 +48,8 @@ typedef struct CdcProducer CdcProducer;
 typedef void (*producer_delivery_cb) (void *arg, void *opaque, rd_kafka_resp_err_t err,
 									  const rd_kafka_message_t *msg);
 
-extern CdcProducer *producer_create(const char *dbname, producer_delivery_cb on_delivery,
-									 void *cb_arg, bool one_per_batch);
+extern CdcProducer *producer_create(const CdcProducerConfig *cfg,
+									 producer_delivery_cb on_delivery, void *cb_arg);
 extern rd_kafka_resp_err_t producer_send(CdcProducer *p, const CdcOutRecord *rec,
 										 void *opaque);
 extern int	producer_poll(CdcProducer *p);

@@ -1,34 +1,23 @@
 /*-------------------------------------------------------------------------
  *
  * snapshot.c
- *		Snapshots: the rows that already exist, as op "r" records, first
- *		when a stream starts and then on request while it runs.
+ *		The initial snapshot: the rows that already exist, as op "r"
+ *		records, before a new slot's stream starts.
  *
- * Initial snapshot.  When the worker creates its slot (snapshot modes
- * initial, initial_only, always, when_needed), it does so inside a
- * REPEATABLE READ transaction that adopts the slot's initial snapshot, the
- * database exactly as of the slot's consistent point.  Every captured table
- * is read in key order through a cursor, a bounded number of rows at a
- * time, and each row is sent as an op "r" record marked as Debezium marks
- * them (first, first_in_data_collection, true, last_in_data_collection,
- * last), with the consistent point as its LSN.  Only then does decoding
- * start, at that same point: no change is lost or doubled at the seam.
- * Progress (the last key acknowledged per table) is written to a file next
- * to the slot; if a restart interrupts the snapshot, its snapshot is gone,
- * and the tables not finished are completed by incremental snapshots
+ * When the worker creates its slot (snapshot modes initial, initial_only,
+ * always, when_needed), it does so inside a REPEATABLE READ transaction
+ * that adopts the slot's initial snapshot, the database exactly as of the
+ * slot's consistent point.  Every captured table is read in key order
+ * (tablereader.c) through a cursor, a bounded number of rows at a time,
+ * and each row is sent as an op "r" record marked as Debezium marks them
+ * (first, first_in_data_collection, true, last_in_data_collection, last),
+ * with the consistent point as its LSN.  Only then does decoding start, at
+ * that same point: no change is lost or doubled at the seam.  Progress (the
+ * last key acknowledged per table) is written to a file next to the slot;
+ * if a restart interrupts the snapshot, its snapshot is gone, and the
+ * tables not finished are completed by incremental snapshots
+ * (incremental.c, which snapshots on request while the stream runs)
  * starting after their last acknowledged key.
- *
- * Incremental snapshots (cdc_kafka.snapshot()) follow DBLog, as Debezium's
- * do: while streaming goes on, a table is read in key-ordered chunks; each
- * chunk is read between two watermarks, logical decoding messages written
- * just before and just after the read.  When decoding reaches the opening
- * watermark it opens a window; any change decoded inside the window drops
- * the row of the same key from the chunk (the change is newer or as new);
- * at the closing watermark the remaining rows are sent as op "r" records
- * with snapshot "incremental".  So for every key the last record is the
- * current row.  A chunk's progress is recorded once Kafka acknowledged it
- * (the slot is confirmed past the closing watermark), so a restart
- * repeats at most the chunk in flight.
  *
  * src/worker/snapshot.c
  *
@@ -39,7 +28,6 @@
 #include <unistd.h>
 
 #include "access/htup_details.h"
-#include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogutils.h"
@@ -48,7 +36,6 @@
 #include "common/string.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
 #include "replication/snapbuild.h"
@@ -58,258 +45,20 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 
 #include "plugin/compat.h"
-#include "plugin/encoder.h"
-#include "plugin/options.h"
 #include "plugin/plugin.h"
-#include "plugin/recout.h"
-#include "plugin/relinfo.h"
-#include "plugin/typemap.h"
 #include "worker/privilege.h"
 #include "worker/settings.h"
 #include "worker/status.h"
 #include "worker/snapshot.h"
 #include "worker/stream.h"
+#include "worker/tablereader.h"
 
 /* How often an initial snapshot records its progress (after acknowledgements). */
 #define PROGRESS_INTERVAL_MS 5000
-
-/* ---- small helpers ----------------------------------------------------------------- */
-
-void
-snapshot_options_from_config(CdcOptions *opts, const CdcStreamConfig *cfg)
-{
-	List	   *list = NIL;
-
-	for (int i = 0; i < cfg->noptions; i++)
-		list = lappend(list, makeDefElem(pstrdup(cfg->option_names[i]),
-										 (Node *) makeString(pstrdup(cfg->option_values[i])), -1));
-	options_set_defaults(opts);
-	options_parse(opts, list);
-}
-
-/* The captured tables of the publication (in a transaction). */
-List *
-captured_tables(const char *publication)
-{
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(publication)};
-	List	   *result = NIL;
-	MemoryContext cxt = CurrentMemoryContext;
-
-	SPI_connect();
-	SPI_execute_with_args("SELECT c.oid, pt.attnames::pg_catalog.text[], pt.rowfilter "
-						  CDC_PUBLISHED_TABLES_SQL,
-						  1, types, values, NULL, true, 0);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-		SnapTable  *t = palloc0(sizeof(SnapTable));
-		bool		isnull;
-		Datum		names = SPI_getbinval(tup, desc, 2, &isnull);
-		char	   *filter = SPI_getvalue(tup, desc, 3);
-
-		t->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
-		if (!isnull)
-		{
-			Datum	   *elems;
-			bool	   *enulls;
-			int			n;
-
-			deconstruct_array(DatumGetArrayTypeP(names), TEXTOID, -1, false, TYPALIGN_INT,
-							  &elems, &enulls, &n);
-			for (int k = 0; k < n; k++)
-				t->columns = bms_add_member(t->columns,
-											get_attnum(t->relid, TextDatumGetCString(elems[k])));
-		}
-		t->rowfilter = filter ? pstrdup(filter) : NULL;
-		result = lappend(result, t);
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
-	return result;
-}
-
-/* Set up reading one table (in a transaction); NULL if it is gone. */
-TableReader *
-reader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
-			const char *user_filter, const CdcOptions *opts, MemoryContext cxt)
-{
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	Relation	rel = try_table_open(relid, AccessShareLock);
-	TableReader *r;
-	StringInfoData b;
-
-	if (rel == NULL)
-	{
-		MemoryContextSwitchTo(old);
-		return NULL;
-	}
-	r = palloc0(sizeof(TableReader));
-	r->relid = relid;
-	r->owner = rel->rd_rel->relowner;
-	r->ri = relinfo_build_standalone(rel, columns, opts, cxt);
-	r->estimated_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
-	r->from = psprintf("%s.%s", quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
-					   quote_identifier(RelationGetRelationName(rel)));
-	table_close(rel, AccessShareLock);
-
-	initStringInfo(&b);
-	for (int i = 0; i < r->ri->ncolumns; i++)
-		appendStringInfo(&b, "%s%s", i > 0 ? ", " : "", quote_identifier(r->ri->columns[i].name));
-	r->select_list = b.data;
-
-	r->values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
-	r->nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
-	r->nkeys = r->ri->nkeys;
-	r->key_types = palloc(sizeof(Oid) * Max(r->nkeys, 1));
-	r->key_names = palloc(sizeof(char *) * Max(r->nkeys, 1));
-	initStringInfo(&b);
-	for (int k = 0; k < r->nkeys; k++)
-	{
-		CdcColumn  *col = &r->ri->columns[r->ri->keys[k]];
-
-		r->key_types[k] = col->typid;
-		r->key_names[k] = col->name;
-		appendStringInfo(&b, "%s%s", k > 0 ? ", " : "", quote_identifier(col->name));
-	}
-	r->order_by = r->nkeys > 0 ? b.data : NULL;
-	r->key_row = r->nkeys > 0 ? psprintf("(%s)", b.data) : NULL;
-
-	if (rowfilter != NULL && user_filter != NULL)
-		r->where = psprintf("(%s) AND (%s)", rowfilter, user_filter);
-	else if (rowfilter != NULL || user_filter != NULL)
-		r->where = psprintf("(%s)", rowfilter ? rowfilter : user_filter);
-	MemoryContextSwitchTo(old);
-	return r;
-}
-
-/* The row of an SPI result tuple, in the reader's column order. */
-void
-row_from_tuple(const TableReader *r, HeapTuple tup, TupleDesc desc, CdcRow *row)
-{
-	/* the query selects exactly the reader's columns, in its order */
-	Assert(desc->natts == r->ri->ncolumns);
-	row->values = r->values;
-	row->nulls = r->nulls;
-	row->unchanged = NULL;
-	heap_deform_tuple(tup, desc, row->values, row->nulls);
-}
-
-/* The text of the key columns of a result tuple (where to resume). */
-char **
-key_text(const TableReader *r, HeapTuple tup, TupleDesc desc)
-{
-	char	  **keys = palloc(sizeof(char *) * Max(r->nkeys, 1));
-
-	for (int k = 0; k < r->nkeys; k++)
-		keys[k] = SPI_getvalue(tup, desc, r->ri->keys[k] + 1);
-	return keys;
-}
-
-/* One op "r" record as a binary frame, ready for stream_produce_frame. */
-void
-write_read_frame(StringInfo frame, const TableReader *r, const CdcRow *row,
-				 CdcTxnState *src, const char *marker, XLogRecPtr lsn,
-				 const CdcOptions *opts)
-{
-	CdcRecordOut ro;
-
-	resetStringInfo(frame);
-	recout_begin(&ro, frame, CDC_OUTPUT_BINARY, r->ri->topic, lsn, r->relid);
-	if (r->ri->nkeys > 0)
-	{
-		recout_key_begin(&ro);
-		encoder_write_key(frame, r->ri, row, opts);
-		recout_key_end(&ro);
-	}
-	else
-		recout_key_null(&ro);
-	recout_value_begin(&ro);
-	encoder_write_read_value(frame, r->ri, row, src, marker, lsn, opts);
-	recout_value_end(&ro);
-	if (opts->extended_headers)
-		encoder_write_context_headers(&ro, opts);
-	recout_end(&ro);
-}
-
-/*
- * "after the key $1, $2, ...": in the order of the key types' default
- * btree operators (ORDER BY's), named with their schema, since the
- * statement must not depend on the search_path.  A row comparison takes
- * one operator name: keys whose ordering operators differ in name or
- * schema are compared column by column.
- */
-static void
-append_after_key(StringInfo sql, const TableReader *r)
-{
-	char	  **gt = palloc(sizeof(char *) * r->nkeys);
-	char	  **eq = palloc(sizeof(char *) * r->nkeys);
-	char	  **arg = palloc(sizeof(char *) * r->nkeys);
-	bool		same = true;
-
-	for (int k = 0; k < r->nkeys; k++)
-	{
-		TypeCacheEntry *tc = lookup_type_cache(r->key_types[k], TYPECACHE_GT_OPR | TYPECACHE_EQ_OPR);
-
-		if (!OidIsValid(tc->gt_opr) || !OidIsValid(tc->eq_opr))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("could not identify an ordering operator for type %s",
-							format_type_be(r->key_types[k]))));
-		gt[k] = privilege_qualified_operator(tc->gt_opr);
-		eq[k] = privilege_qualified_operator(tc->eq_opr);
-		arg[k] = psprintf("$%d::%s", k + 1, format_type_be_qualified(r->key_types[k]));
-		same &= strcmp(gt[k], gt[0]) == 0;
-	}
-	if (same)
-	{
-		appendStringInfo(sql, "%s %s (", r->key_row, gt[0]);
-		for (int k = 0; k < r->nkeys; k++)
-			appendStringInfo(sql, "%s%s", k > 0 ? ", " : "", arg[k]);
-		appendStringInfoChar(sql, ')');
-		return;
-	}
-	appendStringInfoChar(sql, '(');
-	for (int k = 0; k < r->nkeys; k++)
-	{
-		appendStringInfo(sql, "%s(", k > 0 ? " OR " : "");
-		for (int j = 0; j < k; j++)
-			appendStringInfo(sql, "%s %s %s AND ", quote_identifier(r->key_names[j]), eq[j], arg[j]);
-		appendStringInfo(sql, "%s %s %s)", quote_identifier(r->key_names[k]), gt[k], arg[k]);
-	}
-	appendStringInfoChar(sql, ')');
-}
-
-/* The SELECT of a reader: all rows, or those after a key, in key order. */
-char *
-reader_sql(const TableReader *r, bool after_key, int limit)
-{
-	StringInfoData sql;
-
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s FROM %s", r->select_list, r->from);
-	if (r->where != NULL || after_key)
-		appendStringInfoString(&sql, " WHERE ");
-	if (r->where != NULL)
-		appendStringInfoString(&sql, r->where);
-	if (r->where != NULL && after_key)
-		appendStringInfoString(&sql, " AND ");
-	if (after_key)
-		append_after_key(&sql, r);
-	if (r->order_by != NULL)
-		appendStringInfo(&sql, " ORDER BY %s", r->order_by);
-	if (limit > 0)
-		appendStringInfo(&sql, " LIMIT %d", limit);
-	return sql.data;
-}
 
 /* ---- the initial snapshot's progress file ----------------------------------------- */
 
@@ -437,7 +186,7 @@ typedef struct InitialRun
 	CdcOptions	opts;
 	CdcTxnState src;			/* the source block all its records share */
 	XLogRecPtr	lsn;			/* the slot's consistent point */
-	List	   *tables;			/* SnapTable */
+	List	   *tables;			/* CdcCapturedTable */
 	TableProgress *progress;	/* one per table, same order */
 	int			ntables;
 	TimestampTz last_checkpoint;
@@ -523,14 +272,14 @@ read_marker(bool first_table, bool last_table, bool first_row, bool last_row)
 }
 
 static void
-send_row(InitialRun *run, const TableReader *r, HeapTuple tup, TupleDesc desc,
+send_row(InitialRun *run, const CdcTableReader *r, HeapTuple tup, TupleDesc desc,
 		 const char *marker)
 {
 	MemoryContext old = MemoryContextSwitchTo(run->rowcxt);
 	CdcRow		row;
 
-	row_from_tuple(r, tup, desc, &row);
-	write_read_frame(&run->frame, r, &row, &run->src, marker, run->lsn, &run->opts);
+	tablereader_row(r, tup, desc, &row);
+	tablereader_write_frame(&run->frame, r, &row, &run->src, marker, run->lsn, &run->opts);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(run->rowcxt);
 	stream_produce_frame(run->s, &run->frame, false);
@@ -538,7 +287,7 @@ send_row(InitialRun *run, const TableReader *r, HeapTuple tup, TupleDesc desc,
 
 /* Remember how far table t was sent (its last key, in text). */
 static void
-note_sent(InitialRun *run, int t, const TableReader *r, HeapTuple tup, TupleDesc desc,
+note_sent(InitialRun *run, int t, const CdcTableReader *r, HeapTuple tup, TupleDesc desc,
 		  int64 rows)
 {
 	TableProgress *tp = &run->progress[t];
@@ -548,7 +297,7 @@ note_sent(InitialRun *run, int t, const TableReader *r, HeapTuple tup, TupleDesc
 	if (r->nkeys > 0)
 	{
 		tp->nkeys = r->nkeys;
-		tp->keys = key_text(r, tup, desc);
+		tp->keys = tablereader_key_text(r, tup, desc);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -562,10 +311,11 @@ note_sent(InitialRun *run, int t, const TableReader *r, HeapTuple tup, TupleDesc
 static void
 read_table(InitialRun *run, int t, bool first_table, bool last_table)
 {
-	SnapTable  *st = list_nth(run->tables, t);
+	CdcCapturedTable  *st = list_nth(run->tables, t);
 	MemoryContext tablecxt = AllocSetContextCreate(CurrentMemoryContext, "cdc_kafka snapshot table",
 												   ALLOCSET_DEFAULT_SIZES);
-	TableReader *r = reader_open(st->relid, st->columns, st->rowfilter, NULL, &run->opts, tablecxt);
+	CdcTableReader *r = tablereader_open(st->relid, st->columns, st->rowfilter, NULL,
+										 &run->opts, tablecxt);
 	SPITupleTable *batch;
 	uint64		n;
 	int64		rows = 0;
@@ -580,7 +330,7 @@ read_table(InitialRun *run, int t, bool first_table, bool last_table)
 	}
 	status_set_snapshot_progress(run->ws, r->from, 0, (int64) r->estimated_rows);
 	privilege_as_role_begin(&as, r->owner);
-	portal = SPI_cursor_open(NULL, SPI_prepare(reader_sql(r, false, 0), 0, NULL),
+	portal = SPI_cursor_open(NULL, SPI_prepare(tablereader_sql(r, false, 0), 0, NULL),
 							 NULL, NULL, true);
 	SPI_cursor_fetch(portal, true, settings_snapshot_fetch_size);
 	privilege_as_role_end(&as);
@@ -635,12 +385,12 @@ run_init(InitialRun *run, CdcWorkerStatus *ws, const CdcStreamConfig *cfg,
 	memset(run, 0, sizeof(*run));
 	run->ws = ws;
 	run->slot = cfg->slot_name;
-	snapshot_options_from_config(&run->opts, cfg);
-	run->tables = captured_tables(publication);
+	stream_plugin_options(&run->opts, cfg);
+	run->tables = tablereader_captured(publication);
 	run->ntables = list_length(run->tables);
 	run->progress = palloc0(sizeof(TableProgress) * Max(run->ntables, 1));
 	foreach(lc, run->tables)
-		run->progress[i++].relid = ((SnapTable *) lfirst(lc))->relid;
+		run->progress[i++].relid = ((CdcCapturedTable *) lfirst(lc))->relid;
 	run->src.cxt = CurrentMemoryContext;
 	run->src.xid = GetTopTransactionId();	/* Debezium's txid_current() */
 	run->src.commit_time = GetCurrentTimestamp();	/* the snapshot's CURRENT_TIMESTAMP */
@@ -792,6 +542,6 @@ snapshot_resume_initial(const char *slot)
 	MemoryContextSwitchTo(cxt);
 	durable_unlink(progress_path(slot), ERROR);
 	ereport(LOG,
-			(errmsg("cdc_kafka: the initial snapshot of slot \"%s\" was interrupted; %d tables continue as incremental snapshots",
+			(errmsg("the initial snapshot of slot \"%s\" was interrupted; %d tables continue as incremental snapshots",
 					slot, resumed)));
 }

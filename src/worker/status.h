@@ -106,7 +106,6 @@ typedef struct CdcSharedState
 extern CdcSharedState *status_state;
 
 extern void status_request(void);
-extern void status_startup(void);
 extern CdcWorkerStatus *status_find_worker(const char *dbname);
 extern CdcWorkerStatus *status_claim_worker(const char *dbname);
 extern void status_release_worker(CdcWorkerStatus *ws);

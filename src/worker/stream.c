@@ -26,6 +26,12 @@
  * A record Kafka refuses for good blocks the session: nothing past it is
  * confirmed, and the worker waits for the operator (cdc_kafka.skip_record()).
  *
+ * Snapshot rows reach Kafka through the session too (stream_produce_frame).
+ * The incremental snapshots need to see what is decoded: they hand the
+ * session CdcSnapshotHooks (stream_set_snapshot_hooks), through which it
+ * tells them of every change and every watermark message; the stream
+ * itself knows nothing of snapshots.
+ *
  * src/worker/stream.c
  *
  *-------------------------------------------------------------------------
@@ -34,6 +40,7 @@
 
 #include "access/xlog.h"
 #include "access/xlogutils.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "replication/decode.h"
@@ -54,7 +61,6 @@
 #include "worker/producer.h"
 #include "worker/settings.h"
 #include "worker/status.h"
-#include "worker/snapshot.h"
 #include "worker/stream.h"
 
 /* Transactions in flight at most; beyond this, decoding waits. */
@@ -176,7 +182,7 @@ check_producer(CdcStream *s)
 	if (producer_failed(s->producer, &reason))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
-				 errmsg("cdc_kafka: Kafka producer failed: %s", reason),
+				 errmsg("Kafka producer failed: %s", reason),
 				 errdetail("The worker restarts with a new producer from the last confirmed position.")));
 }
 
@@ -219,6 +225,16 @@ wait_for_room(CdcStream *s, size_t len)
 	}
 }
 
+/*
+ * The hash of a record key: how a refused snapshot row is named (with its
+ * job) in the status, for skip_record() to find it again.
+ */
+uint64
+stream_key_hash(const char *key, size_t len)
+{
+	return hash_bytes_extended((const unsigned char *) key, len, 0);
+}
+
 /* Remember the first record Kafka refused; the session stops at it. */
 static void
 block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
@@ -232,7 +248,7 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 	s->blocked_relid = t->relid;
 	s->blocked_err = err;
 	s->blocked_job = t->job;
-	s->blocked_key_hash = key ? incremental_key_hash(key, keylen) : 0;
+	s->blocked_key_hash = key ? stream_key_hash(key, keylen) : 0;
 	strlcpy(s->blocked_topic, topic, sizeof(s->blocked_topic));
 	if (key == NULL)
 		strlcpy(s->blocked_key, "null", sizeof(s->blocked_key));
@@ -248,7 +264,7 @@ skip_requested(CdcStream *s, XLogRecPtr lsn, int index, const char *topic)
 	if (s->skip_lsn == InvalidXLogRecPtr || lsn != s->skip_lsn || index != s->skip_index)
 		return false;
 	ereport(LOG,
-			(errmsg("cdc_kafka: skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
+			(errmsg("skipping the record on topic \"%s\" at LSN %X/%X as requested with cdc_kafka.skip_record()",
 					topic, LSN_FORMAT_ARGS(lsn))));
 	/* the worker forgets the request once the slot is confirmed past it */
 	return true;
@@ -329,7 +345,8 @@ handle_record(CdcStream *s, const unsigned char *p, size_t len)
 	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
 		return;
 	/* a change inside an incremental snapshot's window supersedes its read */
-	incremental_saw_change(relid, rec.key, rec.keylen);
+	if (s->hooks.saw_change != NULL)
+		s->hooks.saw_change(s->hooks.arg, relid, rec.key, rec.keylen);
 	produce_record(s, &rec, lsn, relid, len, true);
 }
 
@@ -386,7 +403,11 @@ stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn, TransactionId xid, boo
 	if (p[0] == CDC_FRAME_COMMIT)
 		handle_commit(s, p);
 	else if (p[0] == CDC_FRAME_WATERMARK)
-		incremental_watermark(s, get_u64(p + 1), (const char *) p + 13, get_u32(p + 9));
+	{
+		if (s->hooks.watermark != NULL)
+			s->hooks.watermark(s->hooks.arg, s, get_u64(p + 1), (const char *) p + 13,
+							   get_u32(p + 9));
+	}
 	else
 		handle_record(s, p, ctx->out->len);
 }
@@ -493,6 +514,14 @@ acquire_slot(const char *slot_name)
 	return true;
 }
 
+/* The plugin options of a session's configuration, parsed (for the snapshots). */
+void
+stream_plugin_options(CdcOptions *opts, const CdcStreamConfig *cfg)
+{
+	options_set_defaults(opts);
+	options_parse(opts, decoding_options(cfg));
+}
+
 /*
  * Open a session on the slot: acquire it, start decoding at its restart
  * point, create the producer.  Returns NULL if the slot was invalidated.
@@ -504,6 +533,13 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 	CdcStream  *s = palloc0(sizeof(CdcStream));
+	CdcProducerConfig pcfg = {
+		.dbname = cfg->dbname,
+		.bootstrap_servers = settings_bootstrap_servers,
+		.properties = settings_kafka_properties,
+		.secrets_file = settings_kafka_secrets_file,
+		.one_per_batch = cfg->careful_until != 0 || cfg->careful_job != 0,
+	};
 	HASHCTL		ctl;
 
 	s->cxt = cxt;
@@ -538,8 +574,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->confirmed = s->saved = MyReplicationSlot->data.confirmed_flush;
 	watermark_init(&s->wm, palloc0(sizeof(WatermarkTxn) * WATERMARK_CAPACITY),
 				   WATERMARK_CAPACITY, s->confirmed);
-	s->producer = producer_create(cfg->dbname, on_delivery, s,
-								  cfg->careful_until != 0 || cfg->careful_job != 0);
+	s->producer = producer_create(&pcfg, on_delivery, s);
 	producer_connect(s->producer, 5000);
 	open_stream = s;
 	if (!exit_hook_registered)
@@ -552,6 +587,19 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	if (!cfg->defer_decoding)
 		stream_start_decoding(s, cfg);
 	return s;
+}
+
+/*
+ * Tell the snapshot side about changes and watermarks from now on (NULL:
+ * no longer).
+ */
+void
+stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hooks)
+{
+	if (hooks != NULL)
+		s->hooks = *hooks;
+	else
+		memset(&s->hooks, 0, sizeof(s->hooks));
 }
 
 /*
@@ -599,7 +647,7 @@ static void
 forget_unreported(CdcStream *s)
 {
 	if (s->inflight_records > 0)
-		elog(DEBUG1, "cdc_kafka: " INT64_FORMAT " records were not acknowledged when the session ended",
+		elog(DEBUG1, "" INT64_FORMAT " records were not acknowledged when the session ended",
 			 s->inflight_records);
 	MemoryContextReset(s->tickets);
 	s->inflight_records = 0;

@@ -24,6 +24,21 @@
 
 #define CDC_MAX_STREAM_OPTIONS 32
 
+typedef struct CdcStream CdcStream;
+
+/*
+ * What the stream tells the snapshot side, if it is given these
+ * (incremental.c hands them in for its session): each change decoded, by
+ * table and record key, and each watermark message decoded.
+ */
+typedef struct CdcSnapshotHooks
+{
+	void	   *arg;
+	void		(*saw_change) (void *arg, Oid relid, const char *key, size_t keylen);
+	void		(*watermark) (void *arg, CdcStream *s, XLogRecPtr lsn,
+							  const char *content, size_t len);
+} CdcSnapshotHooks;
+
 /* What a session needs to know to start. */
 typedef struct CdcStreamConfig
 {
@@ -39,7 +54,7 @@ typedef struct CdcStreamConfig
 	int64		careful_job;	/* or until this snapshot's refused chunk is acknowledged */
 } CdcStreamConfig;
 
-typedef struct CdcStream
+struct CdcStream
 {
 	MemoryContext cxt;
 	CdcWorkerStatus *ws;
@@ -97,8 +112,12 @@ typedef struct CdcStream
 	TimestampTz last_ack_time;
 	TimestampTz last_stats_flush;
 	HTAB	   *table_counts;
-} CdcStream;
 
+	/* the snapshot side's ears (see CdcSnapshotHooks), or all NULL */
+	CdcSnapshotHooks hooks;
+};
+
+extern void stream_plugin_options(CdcOptions *opts, const CdcStreamConfig *cfg);
 extern CdcStream *stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg);
 extern void stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg);
 extern void stream_close(CdcStream *s, int flush_ms);
@@ -110,5 +129,7 @@ extern void stream_produce_frame(CdcStream *s, const StringInfo frame, bool trac
 extern void stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time);
 extern void stream_drain(CdcStream *s);
 extern void stream_publish_status(CdcStream *s, bool all);
+extern void stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hooks);
+extern uint64 stream_key_hash(const char *key, size_t len);
 
 #endif							/* CDC_KAFKA_STREAM_H */

@@ -16,7 +16,8 @@
  * fatally (a new session rebuilds it and resumes from the last confirmed
  * position).  Any other error ends the process; the launcher's registration
  * restarts it after cdc_kafka.restart_delay.  Nothing here can take the
- * server down: errors are ERRORs of this process only.
+ * server down: errors are ERRORs of this process only.  Every message of
+ * the process carries the context 'cdc_kafka worker for database "x"'.
  *
  * src/worker/worker.c
  *
@@ -49,6 +50,7 @@
 #include "worker/privilege.h"
 #include "worker/settings.h"
 #include "worker/status.h"
+#include "worker/incremental.h"
 #include "worker/snapshot.h"
 #include "worker/stream.h"
 #include "worker/worker.h"
@@ -77,8 +79,7 @@ set_state(CdcWorkerState state, const char *detail, int elevel)
 	pgstat_report_activity(state == CDC_STATE_STREAMING ? STATE_RUNNING : STATE_IDLE, detail);
 	if (detail != NULL && strcmp(detail, last_logged) != 0)
 	{
-		ereport(elevel, (errmsg("cdc_kafka worker of database \"%s\": %s",
-								my_dbname, detail)));
+		ereport(elevel, (errmsg("%s", detail)));
 		strlcpy(last_logged, detail, sizeof(last_logged));
 	}
 }
@@ -557,7 +558,7 @@ slot_vanished(const char *slot)
 	if (settings_snapshot_mode == CDC_SNAPSHOT_WHEN_NEEDED)
 	{
 		ereport(WARNING,
-				(errmsg("cdc_kafka: replication slot \"%s\" was dropped from outside cdc_kafka; "
+				(errmsg("replication slot \"%s\" was dropped from outside cdc_kafka; "
 						"snapshot_mode when_needed takes a new slot and a new snapshot", slot),
 				 errdetail("The changes between the slot's last position and the new snapshot were not streamed.")));
 		remember_slot(NULL);
@@ -722,7 +723,7 @@ past_refusal(CdcStream *s)
 	}
 	LWLockRelease(MyStatus->lock);
 	if (end)
-		ereport(LOG, (errmsg("cdc_kafka: past the refused record; records are batched again")));
+		ereport(LOG, (errmsg("past the refused record; records are batched again")));
 	return end;
 }
 
@@ -738,7 +739,7 @@ session_should_end(CdcStream *s, const char *fingerprint)
 		ProcessConfigFile(PGC_SIGHUP);
 		if (strcmp(fingerprint, config_fingerprint()) != 0)
 		{
-			ereport(LOG, (errmsg("cdc_kafka: settings changed, restarting streaming")));
+			ereport(LOG, (errmsg("settings changed, restarting streaming")));
 			return true;
 		}
 	}
@@ -967,7 +968,7 @@ run_session(void)
 		MyStatus->careful_job = s->blocked_job;
 		LWLockRelease(MyStatus->lock);
 		ereport(LOG,
-				(errmsg("cdc_kafka: Kafka refused a row of incremental snapshot %lld (%s); sending one record per batch to find which",
+				(errmsg("Kafka refused a row of incremental snapshot %lld (%s); sending one record per batch to find which",
 						(long long) s->blocked_job, rd_kafka_err2str(s->blocked_err))));
 		stream_close(s, 0);
 		return;
@@ -983,7 +984,7 @@ run_session(void)
 		MyStatus->careful_until = Max(s->ctx ? s->ctx->reader->EndRecPtr : 0, s->blocked_lsn);
 		LWLockRelease(MyStatus->lock);
 		ereport(LOG,
-				(errmsg("cdc_kafka: Kafka refused a record near LSN %X/%X (%s); sending one record per batch to find which",
+				(errmsg("Kafka refused a record near LSN %X/%X (%s); sending one record per batch to find which",
 						LSN_FORMAT_ARGS(s->blocked_lsn), rd_kafka_err2str(s->blocked_err))));
 		stream_close(s, 0);
 		return;
@@ -998,6 +999,13 @@ run_session(void)
 }
 
 /* ---- the process ----------------------------------------------------------------- */
+
+/* Which worker a message comes from (the context line of all its messages). */
+static void
+worker_error_context(void *arg)
+{
+	errcontext("cdc_kafka worker for database \"%s\"", my_dbname);
+}
 
 static void
 worker_exit(int code, Datum arg)
@@ -1051,7 +1059,12 @@ worker_loop(void)
 void
 cdc_kafka_worker_main(Datum arg)
 {
+	/* for the life of the process: an ERROR ends it */
+	static ErrorContextCallback errcallback = {.callback = worker_error_context};
+
 	memcpy(my_dbname, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();

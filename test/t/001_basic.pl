@@ -49,8 +49,11 @@ for my $i (1 .. 3)
 	ok( $node->poll_query_until('postgres', "SELECT ($state_change) > '$before'"),
 		"woken by reload $i, the worker looked again");
 }
-is(log_count($node, qr/LOG:  cdc_kafka worker of database "postgres": waiting for CREATE EXTENSION cdc_kafka/), 1,
+is(log_count($node, qr/LOG:  waiting for CREATE EXTENSION cdc_kafka/), 1,
 	'the log says once that the worker waits for CREATE EXTENSION, however often it looks');
+like(slurp_log_from($node),
+	qr/LOG:  waiting for CREATE EXTENSION cdc_kafka\n[^\n]*CONTEXT:  cdc_kafka worker for database "postgres"\n/,
+	'the context of its messages names the worker and its database');
 
 # ---- CREATE EXTENSION: streaming starts by itself ----------------------------
 
@@ -138,7 +141,7 @@ my $pid = worker_pid($node);
 my $logpos = log_size($node);
 $node->safe_psql('postgres', 'ALTER SYSTEM SET cdc_kafka.schemas = off');
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
-ok(eval { $node->wait_for_log(qr/cdc_kafka: settings changed, restarting streaming/, $logpos); 1 },
+ok(eval { $node->wait_for_log(qr/settings changed, restarting streaming/, $logpos); 1 },
 	'the worker notices the reload and restarts its streaming session');
 ok(wait_streaming($node), 'and streams again');
 is(worker_pid($node), $pid, 'in the same process (a new session, not a crash)');

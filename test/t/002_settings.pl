@@ -51,7 +51,7 @@ for my $i (1 .. 2)
 	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 	$node->poll_query_until('postgres', "SELECT ($q) > '$before'");
 }
-is(log_count($node, qr/WARNING:  cdc_kafka worker of database "postgres": waiting for cdc_kafka to be listed in output_plugin_libraries/),
+is(log_count($node, qr/WARNING:  waiting for cdc_kafka to be listed in output_plugin_libraries/),
 	1, 'the server log warns once, with the reason');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_replication_slots'), '0',
 	'no slot was created meanwhile');
@@ -140,7 +140,7 @@ $node->reload;
 $pos = log_size($node);
 $node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.decimal_handling_mode = 'string'");
 $node->reload;
-ok(eval { $node->wait_for_log(qr/cdc_kafka: settings changed, restarting streaming/, $pos); 1 },
+ok(eval { $node->wait_for_log(qr/settings changed, restarting streaming/, $pos); 1 },
 	'a valid change restarts the session');
 ok(wait_streaming($node), 'streaming again');
 $node->safe_psql('postgres', "INSERT INTO prices VALUES (3, 9.99, 'string mode')");
@@ -261,6 +261,18 @@ my %ids;
 $kafka->consume_each('postgres.public.prices',
 	sub { my ($id) = $_[0]{key} =~ /"id":(\d+)/; $ids{$id}++ if defined $id && defined $_[0]{value} });
 is(scalar(grep { $_ >= 100 && $_ < 400 } keys %ids), 300, 'all 300 rows written meanwhile arrived');
+
+# the launcher's messages say they are the launcher's
+{
+	my $pos = -s $node->logfile;
+	$node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.databases = 'postgres, cdc_nosuch_db'");
+	$node->reload;
+	ok(eval { $node->wait_for_log(
+		qr/WARNING:  database "cdc_nosuch_db" listed in cdc_kafka.databases does not exist\n[^\n]*CONTEXT:  cdc_kafka launcher\n/,
+		$pos); 1 }, 'a launcher warning names the launcher in its context');
+	$node->safe_psql('postgres', 'ALTER SYSTEM RESET cdc_kafka.databases');
+	$node->reload;
+}
 
 $node->stop;
 $kafka->stop;
