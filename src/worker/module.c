@@ -3,11 +3,12 @@
  * module.c
  *		Module entry point of the cdc_kafka extension.
  *
- * The shared library holds the logical decoding output plugin (plugin.c,
- * loaded by name when a slot uses plugin 'cdc_kafka'), the streaming
- * launcher and workers (launcher.c, worker.c, stream.c, producer.c) with
- * their settings (guc.c) and shared state (shmem.c), and the SQL interface
- * (api.c).
+ * The shared library holds the logical decoding output plugin (src/plugin/,
+ * loaded by name when a slot uses plugin 'cdc_kafka') and the streaming side
+ * (src/worker/): the launcher and workers (launcher.c, worker.c, stream.c,
+ * producer.c, the snapshots) with their settings (settings.c) and shared
+ * status (status.c), and the SQL interface (api.c, incremental.c).  Both use
+ * the pure C of src/common/.
  *
  * src/worker/module.c
  *
