@@ -124,7 +124,7 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM pg_replication_slots"),
 
 # ---- two databases, one slot name -----------------------------------------------------------
 # (refused by the setting's check: the old list stays; a pattern without %d is 020's case)
-my ($ret, $out, $err) =
+($ret, $out, $err) =
   $node->psql('postgres', q{ALTER SYSTEM SET cdc_kafka.databases = 'postgres, x_y, "x-y"'});
 isnt($ret, 0, 'a list with x_y and "x-y" is refused');
 like($err, qr/"x_y" and "x-y" would share replication slot "cdc_kafka_x_y"/,
