@@ -18,18 +18,22 @@
 #   regress    every pg_regress suite on a temporary instance of the version
 #   tap        $CDC_MATRIX_TAP (default 003_end_to_end.pl: >100,000 changes
 #              under pgbench reach a real Kafka broker, each once, in order,
-#              on Kafka's partition), plus on 17 and later those of
-#              $CDC_MATRIX_TAP_17 that exist (default 024_failover.pl);
+#              on Kafka's partition; 30-50 s), plus on 17 and later those of
+#              $CDC_MATRIX_TAP_17 that exist (default 024_failover.pl, ~30 s);
 #              Debian's PostgreSQL::Test::Cluster (15) runs the version's
 #              server through install_path (CDC_PG_INSTALL, see CdcKafka.pm)
 #   conformance  Debezium side by side (test/conformance/run.sh with PG_BIN),
-#              on the majors of $CDC_MATRIX_CONFORMANCE (default 18, the
-#              newest; 15 is the conformance suite itself), profiles
-#              $CDC_MATRIX_PROFILES (default: all)
+#              on the majors of $CDC_MATRIX_CONFORMANCE (default "16 17 18";
+#              15 is the conformance suite itself), profiles
+#              $CDC_MATRIX_PROFILES (default: all, comma-separated otherwise).
+#              All nine profiles take about 30-50 s per version here, so
+#              every version gets them all: the records must be Debezium's
+#              whatever the server's version
 #
-# Each version's copy, build and logs stay in $CDC_TEST_DIR/matrix/VERSION
-# (default /var/tmp/cdc_kafka-test/matrix/VERSION): logs/<step>.log, and the
-# suites' own files (regression.diffs, tmp_check/log, test/conformance/work).
+# Each version's files stay in $CDC_TEST_DIR/matrix/VERSION (default
+# /var/tmp/cdc_kafka-test/matrix/VERSION, VERSION as given): logs/<step>.log,
+# and tree/, the copy built and tested, with the suites' own files
+# (regression.diffs, tmp_check/log, test/conformance/work).
 # One line per step, one closing line per version, exit status 0 only if
 # every step of every version passed.
 #
@@ -42,7 +46,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 read -r -a VERSIONS <<<"${CDC_MATRIX:-16 17 18}"
 read -r -a TAP <<<"${CDC_MATRIX_TAP:-test/t/003_end_to_end.pl}"
 read -r -a TAP_17 <<<"${CDC_MATRIX_TAP_17:-test/t/024_failover.pl}"
-read -r -a CONFORMANCE_ON <<<"${CDC_MATRIX_CONFORMANCE:-18}"
+read -r -a CONFORMANCE_ON <<<"${CDC_MATRIX_CONFORMANCE:-16 17 18}"
 PROFILES=${CDC_MATRIX_PROFILES:-}
 BASE=${CDC_TEST_DIR:-/var/tmp/cdc_kafka-test}/matrix
 # Debian's TAP modules (the wheels have none): those of the PostgreSQL 15
