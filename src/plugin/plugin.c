@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "plugin/compat.h"
 #include "plugin/encoder.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
@@ -499,8 +500,8 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation relat
 {
 	CdcPluginState *state = ctx->output_plugin_private;
 	ReorderBufferChangeType action = change->action;
-	HeapTuple	oldtuple = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
-	HeapTuple	newtuple = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;
+	HeapTuple	oldtuple = compat_change_tuple(change->data.tp.oldtuple);
+	HeapTuple	newtuple = compat_change_tuple(change->data.tp.newtuple);
 	CdcRelInfo *ri;
 	MemoryContext oldcxt;
 	ChangeErrorInfo info;

@@ -246,7 +246,7 @@ filter_estate(Relation rel)
 	rte->relid = RelationGetRelid(rel);
 	rte->relkind = rel->rd_rel->relkind;
 	rte->rellockmode = AccessShareLock;
-	ExecInitRangeTable(estate, list_make1(rte));
+	compat_init_range_table(estate, rte);
 	return estate;
 }
 

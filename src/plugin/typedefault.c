@@ -63,6 +63,7 @@
 #include "utils/varbit.h"
 
 #include "common/temporal.h"
+#include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "plugin/typedefault.h"
@@ -505,7 +506,7 @@ render_numeric(StringInfo buf, const CdcColumn *col, const char *literal,
 	if (*digits == '\0')
 		digits--;
 	len = strlen(digits);
-	digits = memcpy(palloc(len + Abs(scale) + Max(col->scale, 0) + 2), digits, len + 1);
+	digits = memcpy(palloc(len + abs(scale) + Max(col->scale, 0) + 2), digits, len + 1);
 
 	if (col->scale >= 0)
 	{
@@ -644,9 +645,9 @@ decode_datetime(const char *s, bool time_only, struct pg_tm *tm, fsec_t *fsec,
 		return false;
 	*tz = 0;
 	if (time_only)
-		return DecodeTimeOnly(field, ftype, nf, &dtype, tm, fsec, tz) == 0 &&
+		return compat_decode_time_only(field, ftype, nf, &dtype, tm, fsec, tz) == 0 &&
 			dtype == DTK_TIME;
-	return DecodeDateTime(field, ftype, nf, &dtype, tm, fsec, tz) == 0 &&
+	return compat_decode_datetime(field, ftype, nf, &dtype, tm, fsec, tz) == 0 &&
 		dtype == DTK_DATE;
 }
 

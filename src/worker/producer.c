@@ -54,6 +54,7 @@
 #include "storage/pmsignal.h"
 #include "utils/memutils.h"
 
+#include "plugin/compat.h"
 #include "worker/producer.h"
 
 struct CdcProducer
@@ -663,7 +664,7 @@ producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, 
 	rd_kafka_set_log_queue(p->rk, NULL);
 	p->mainq = rd_kafka_queue_get_main(p->rk);
 	rd_kafka_queue_io_event_enable(p->mainq, p->wakeup[1], "1", 1);
-	p->waitset = CreateWaitEventSet(TopMemoryContext, 3);
+	p->waitset = compat_create_wait_event_set(3);
 	AddWaitEventToSet(p->waitset, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(p->waitset, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	AddWaitEventToSet(p->waitset, WL_SOCKET_READABLE, p->wakeup[0], NULL, NULL);

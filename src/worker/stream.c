@@ -495,7 +495,7 @@ acquire_slot(const char *slot_name)
 {
 	compat_slot_acquire(slot_name, true);
 	if (XLogRecPtrIsInvalid(MyReplicationSlot->data.restart_lsn) ||
-		!XLogRecPtrIsInvalid(MyReplicationSlot->data.invalidated_at))
+		compat_slot_invalidated(MyReplicationSlot->data))
 	{
 		ReplicationSlotRelease();
 		return false;

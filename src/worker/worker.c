@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
+#include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "worker/privilege.h"
@@ -477,7 +478,7 @@ slot_condition(const char *slot)
 	{
 		SpinLockAcquire(&rs->mutex);
 		result = (XLogRecPtrIsInvalid(rs->data.restart_lsn) ||
-				  !XLogRecPtrIsInvalid(rs->data.invalidated_at)) ? SLOT_INVALID : SLOT_VALID;
+				  compat_slot_invalidated(rs->data)) ? SLOT_INVALID : SLOT_VALID;
 		SpinLockRelease(&rs->mutex);
 	}
 	LWLockRelease(ReplicationSlotControlLock);

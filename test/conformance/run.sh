@@ -2,9 +2,10 @@
 # run.sh: cdc_kafka conformance harness, end to end.
 #
 # Runs real Debezium 3.6.1 (embedded engine, pgoutput) and the cdc_kafka output plugin over the
-# same workload on one throwaway PostgreSQL 15 cluster and compares every Kafka record (topic,
-# key, value, headers) field by field, once per profile (profiles/<name>.properties). A profile
-# that sets database.dbname captures that database, made from databases/<name>/ (README.md).
+# same workload on one throwaway PostgreSQL cluster (Debian's 15, or the installation PG_BIN
+# names) and compares every Kafka record (topic, key, value, headers) field by field, once per
+# profile (profiles/<name>.properties). A profile that sets database.dbname captures that
+# database, made from databases/<name>/ (README.md).
 #
 # Usage:
 #   run.sh [--keep] [--profiles a,b] [--timeout SECONDS]   Debezium vs cdc_kafka, all profiles
@@ -180,7 +181,7 @@ start_server() {
     else
         DBUSER="$(id -un)"
     fi
-    log "creating a PostgreSQL 15 cluster in $TMPDIR_CLUSTER (port $PORT, user $DBUSER)"
+    log "creating a $("$PGBIN/postgres" --version | sed "s/^postgres (PostgreSQL) /PostgreSQL /") cluster in $TMPDIR_CLUSTER (port $PORT, user $DBUSER)"
     as_server_user "$PGBIN/initdb" -D "$PGDATA" -U "$DBUSER" --auth=trust --no-locale -E UTF8 \
         --no-sync >"$TMPDIR_CLUSTER/initdb.log" 2>&1 \
         || { cat "$TMPDIR_CLUSTER/initdb.log" >&2; die "initdb failed"; }

@@ -60,7 +60,7 @@ our @EXPORT = qw(
   create_versioned_tables fill_versioned_tables murmur2_selftest
   run_pgbench start_pgbench finish_pgbench
   expected_versions verify_versioned log_count log_size
-  slurp_log_from kafka_script);
+  slurp_log_from kafka_script install_paths);
 
 # JSON of raw bytes (UTF-8).  Cpanel::JSON::XS when it is installed (the
 # big suites decode hundreds of thousands of records), JSON::PP otherwise.
@@ -159,6 +159,12 @@ sub log_count
 # PostgreSQL nodes with cdc_kafka
 # ---------------------------------------------------------------------------
 
+# Cluster->new's arguments that select the installation under test.
+sub install_paths
+{
+	return $ENV{CDC_PG_INSTALL} ? (install_path => $ENV{CDC_PG_INSTALL}) : ();
+}
+
 # new_node(name, bootstrap => 'h:p,...', %options)
 #
 #   databases          cdc_kafka.databases (default 'postgres')
@@ -168,10 +174,14 @@ sub log_count
 #   create_extension   CREATE EXTENSION cdc_kafka in 'postgres' (default 1)
 #   start              start the server (default 1)
 #   wait               wait for state 'streaming' (default = create_extension)
+#
+# The server is the one PG_CONFIG installed into, or, when CDC_PG_INSTALL
+# names another installation (test/run-all.sh's matrix), that one: Cluster.pm
+# runs other versions through install_path.
 sub new_node
 {
 	my ($name, %opt) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my $node = PostgreSQL::Test::Cluster->new($name, install_paths());
 	my $databases = $opt{databases} // 'postgres';
 	my $plugins =
 	  ($opt{plugin_allowed} // 1)
