@@ -8,7 +8,8 @@
 # from the synchronized position, the same slot (not a new one, no new
 # snapshot).  Every change committed on the new primary's tables must be in
 # Kafka, nothing that is not (the worker sends a failover slot's changes only
-# once the standby has them); duplicates are allowed and counted.  Before
+# once the standby has them: while the standby is stopped it sends nothing);
+# duplicates are allowed and counted.  Before
 # promotion the standby's status says it waits for promotion, and no worker
 # runs there.  Turning slot_failover on for the existing slot alters it.
 #
@@ -116,7 +117,7 @@ my $pg = start_pgbench(
 	rows => $rows,
 	clients => 4,
 	jobs => 2,
-	time => 60,
+	time => 90,
 	rate => 300);
 
 ok( poll_until(
@@ -132,6 +133,21 @@ my $synced0 = lsn_to_num(slot_row($standby, 'confirmed_flush_lsn'));
 ok(poll_until(sub { lsn_to_num(slot_row($standby, 'confirmed_flush_lsn')) > $synced0 + 65536 }, 120,
 		'the synchronized copy advances'),
 	'the synchronized copy advances under load');
+
+# The standby down: a failover slot's changes wait for it (synchronized_standby_slots).
+$pos = log_size($primary);
+$standby->stop('fast');
+ok( eval {
+		$primary->wait_for_log(qr/cdc_kafka waits for the standbys of synchronized_standby_slots/, $pos);
+		1;
+	},
+	'with the standby down the worker waits for it, and says so');
+my $held = status($primary)->{records_sent};
+sleep 3;
+is(status($primary)->{records_sent}, $held, 'and sends nothing the standby lacks meanwhile');
+$standby->start;
+ok(poll_until(sub { status($primary)->{records_sent} > $held }, 60, 'sending again'),
+	'the standby back, the worker sends again');
 
 my $sent = status($primary)->{records_sent};
 poll_until(sub { status($primary)->{records_sent} >= $sent + 5000 }, 120, '5000 more records sent');
