@@ -17,12 +17,14 @@
 # install_path (see test/pg/README.md).  Run on 18.6 and 17.11 as root with:
 #
 #   export CDC_PG_CACHE=/var/cache/cdc-failover/pg V=18.6.0 T=/var/tmp/cdc-failover-pg18
-#   make -s PG_CONFIG=$(bash test/pg/fetch.sh $V)/pg_config install
-#   rm -rf $T && mkdir -p $T && git ls-files -z | xargs -0 cp --parents -t $T && chown -R postgres $T
-#   cd $T && runuser -u postgres -- env CDC_PG_INSTALL=$CDC_PG_CACHE/$V \
-#     PG_REGRESS=$CDC_PG_CACHE/$V/lib/pgxs/src/test/regress/pg_regress TESTDIR=$T \
-#     PATH=$CDC_PG_CACHE/$V/bin:$PATH \
+#   BIN=$(bash test/pg/fetch.sh $V) R=$CDC_PG_CACHE/$V
+#   rm -rf $T && mkdir -p $T && git ls-files -z | xargs -0 cp --parents -t $T && cd $T
+#   make -s PG_CONFIG=$BIN/pg_config WERROR=1 && make -s PG_CONFIG=$BIN/pg_config install
+#   chown -R postgres $T && runuser -u postgres -- env CDC_PG_INSTALL=$R \
+#     PG_REGRESS=$R/lib/pgxs/src/test/regress/pg_regress TESTDIR=$T PATH=$R/bin:$PATH \
 #     prove -v -I /usr/lib/postgresql/15/lib/pgxs/src/test/perl -I test/t test/t/024_failover.pl
+#
+# (V=17.11.0 T=/var/tmp/cdc-failover-pg17 for 17; about 50 s each here.)
 #
 # On PostgreSQL 15 and 16 it skips (no failover slots there).
 #
