@@ -28,13 +28,64 @@
 	ReplicationSlotAcquire((name), (nowait))
 #endif
 
+/*
+ * Failover slots (PG17): a physical standby with sync_replication_slots
+ * keeps a copy of a slot marked failover.  COMPAT_SLOT_FAILOVER says whether
+ * the server has them; before 17 the failover arguments below are ignored
+ * (cdc_kafka.slot_failover refuses "on" there).
+ */
+#if PG_VERSION_NUM >= 170000
+#define COMPAT_SLOT_FAILOVER 1
+#else
+#define COMPAT_SLOT_FAILOVER 0
+#endif
+
 /* Create a persistent logical slot (PG17 adds failover and synced flags). */
 #if PG_VERSION_NUM >= 170000
-#define compat_slot_create(name, two_phase) \
-	ReplicationSlotCreate((name), true, RS_EPHEMERAL, (two_phase), false, false)
+#define compat_slot_create(name, two_phase, failover) \
+	ReplicationSlotCreate((name), true, RS_EPHEMERAL, (two_phase), (failover), false)
 #else
-#define compat_slot_create(name, two_phase) \
+#define compat_slot_create(name, two_phase, failover) \
 	ReplicationSlotCreate((name), true, RS_EPHEMERAL, (two_phase))
+#endif
+
+/* Whether a slot's persistent data marks it failover (false before 17). */
+#if PG_VERSION_NUM >= 170000
+#define compat_slot_is_failover(slotdata) ((slotdata).failover)
+#else
+#define compat_slot_is_failover(slotdata) (false)
+#endif
+
+/*
+ * Set a slot's failover flag (the slot must not be acquired by the caller):
+ * PG18 passes the flags to change by pointer, two_phase too.
+ */
+#if PG_VERSION_NUM >= 180000
+#define compat_slot_set_failover(name, failover) \
+	do { \
+		bool		failover_ = (failover); \
+		ReplicationSlotAlter((name), &failover_, NULL); \
+	} while (0)
+#elif PG_VERSION_NUM >= 170000
+#define compat_slot_set_failover(name, failover) \
+	ReplicationSlotAlter((name), (failover))
+#else
+#define compat_slot_set_failover(name, failover) ((void) 0)
+#endif
+
+/*
+ * Have the physical standbys of synchronized_standby_slots received WAL up
+ * to lsn?  Only asked for a failover slot (the acquired one): its changes
+ * must not reach Kafka before the standby that would take over has them, as
+ * walsenders of failover slots wait too.  elevel: how to report why not
+ * (PostgreSQL names the slot that lags, is missing or inactive).  Always
+ * true before 17.
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_standbys_have(lsn, elevel) \
+	(!MyReplicationSlot->data.failover || StandbySlotsHaveCaughtup((lsn), (elevel)))
+#else
+#define compat_standbys_have(lsn, elevel) (true)
 #endif
 
 /* Whether a slot's persistent data says it was invalidated (PG16: a cause). */

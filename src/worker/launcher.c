@@ -19,6 +19,8 @@
  * workers for databases added to the list and stops those of databases
  * removed from it.  A worker's status slot stays assigned while its
  * database is listed, so the SQL views keep showing why it stopped.
+ * On a hot standby the launcher runs but starts no worker: the statuses say
+ * the server is in recovery, and the workers start when it is promoted.
  * Every message of the launcher carries the context "cdc_kafka launcher".
  *
  * src/worker/launcher.c
@@ -32,6 +34,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -69,6 +72,10 @@ typedef struct LauncherEntry
 
 static LauncherEntry entries[CDC_MAX_WORKERS];
 static bool warned_too_many = false;
+static bool logged_recovery = false;
+
+#define IN_RECOVERY_DETAIL \
+	"server is in recovery (a standby): cdc_kafka streams after promotion"
 
 void
 launcher_register(void)
@@ -77,7 +84,8 @@ launcher_register(void)
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	/* on a hot standby too, to say in the status why nothing streams there */
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = 5;
 	strlcpy(worker.bgw_library_name, "cdc_kafka", BGW_MAXLEN);
 	strlcpy(worker.bgw_function_name, "cdc_kafka_launcher_main", BGW_MAXLEN);
@@ -304,6 +312,32 @@ keep_running(const char *dbname, List *listed)
 	start_worker(ws, e);
 }
 
+/*
+ * A standby cannot stream: the worker writes (its publication, its state
+ * table, the watermarks of incremental snapshots), and a slot synchronized
+ * from the primary may not be decoded before promotion.  Each listed
+ * database's status says so, the log once; the workers start once the
+ * server is promoted.
+ */
+static void
+wait_for_promotion(List *listed)
+{
+	ListCell   *lc;
+
+	foreach(lc, listed)
+	{
+		CdcWorkerStatus *ws = status_claim_worker(lfirst(lc));
+
+		if (ws != NULL)
+			status_set_state(ws, CDC_STATE_WAITING, IN_RECOVERY_DETAIL);
+	}
+	if (!logged_recovery && listed != NIL)
+		ereport(LOG,
+				(errmsg("cdc_kafka waits for the end of recovery"),
+				 errdetail("The server is a standby; the workers of cdc_kafka.databases start after promotion.")));
+	logged_recovery = true;
+}
+
 /* Stop the workers of databases no longer listed and free their slots. */
 static void
 stop_unlisted(List *listed)
@@ -397,8 +431,16 @@ cdc_kafka_launcher_main(Datum arg)
 		if (list_length(listed) <= CDC_MAX_WORKERS)
 			warned_too_many = false;
 		stop_unlisted(listed);
-		foreach(lc, listed)
-			keep_running(lfirst(lc), listed);
+		if (RecoveryInProgress())
+			wait_for_promotion(listed);
+		else
+		{
+			if (logged_recovery)
+				ereport(LOG, (errmsg("cdc_kafka starts its workers: recovery has ended")));
+			logged_recovery = false;
+			foreach(lc, listed)
+				keep_running(lfirst(lc), listed);
+		}
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);

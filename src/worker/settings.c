@@ -31,6 +31,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
+#include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "worker/producer.h"
@@ -41,6 +42,7 @@ char	   *settings_databases = NULL;
 char	   *settings_bootstrap_servers = NULL;
 char	   *settings_topic_prefix = NULL;
 char	   *settings_slot_name = NULL;
+bool		settings_slot_failover = false;
 char	   *settings_publication_name = NULL;
 int			settings_publication_autocreate = CDC_PUBLICATION_ALL_TABLES;
 char	   *settings_table_include_list = NULL;
@@ -305,6 +307,19 @@ check_topic_prefix(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/* Failover slots exist from PostgreSQL 17 on: "on" before that would be a promise not kept. */
+static bool
+check_slot_failover(bool *newval, void **extra, GucSource source)
+{
+	if (*newval && !COMPAT_SLOT_FAILOVER)
+	{
+		GUC_check_errdetail("Failover replication slots need PostgreSQL 17 or later.");
+		GUC_check_errhint("Leave cdc_kafka.slot_failover off on this server.");
+		return false;
+	}
+	return true;
+}
+
 static bool
 check_slot_name(char **newval, void **extra, GucSource source)
 {
@@ -450,6 +465,10 @@ define_connection_settings(void)
 							   "Name of the replication slot each worker decodes; %d is the database name.",
 							   NULL, &settings_slot_name, "cdc_kafka_%d", PGC_SIGHUP, 0,
 							   check_slot_name, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.slot_failover",
+							 "Mark the workers' slots failover, so that standbys with sync_replication_slots keep them (PostgreSQL 17+).",
+							 NULL, &settings_slot_failover, false, PGC_SIGHUP, 0,
+							 check_slot_failover, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.publication_name",
 							   "Publication whose tables are captured.",
 							   NULL, &settings_publication_name, "cdc_kafka", PGC_SIGHUP, 0,

@@ -33,6 +33,7 @@ extern char *settings_databases;
 extern char *settings_bootstrap_servers;
 extern char *settings_topic_prefix;
 extern char *settings_slot_name;
+extern bool settings_slot_failover;
 extern char *settings_publication_name;
 extern int	settings_publication_autocreate;
 extern char *settings_table_include_list;

@@ -211,7 +211,7 @@ create_slot_with_snapshot(const char *slot)
 
 	CheckSlotPermissions();
 	compat_check_logical_decoding();
-	compat_slot_create(slot, false);
+	compat_slot_create(slot, false, settings_slot_failover);
 	ctx = CreateInitDecodingContext(CDC_PLUGIN_NAME, NIL, true, InvalidXLogRecPtr,
 									XL_ROUTINE(.page_read = read_local_xlog_page,
 											   .segment_open = wal_segment_open,

@@ -701,13 +701,61 @@ stream_close(CdcStream *s, int flush_ms)
 /* ---- the session's work ---------------------------------------------------------------- */
 
 /*
- * Decode WAL up to the flushed position, for at most about max_ms, serving
- * Kafka as it goes.  Returns true when everything flushed has been read.
+ * How far the session may read: the flushed WAL, or for a failover slot
+ * while the standbys of synchronized_standby_slots lag, a position they have
+ * (else a standby promoted after a crash could lack transactions Kafka has).
+ * The target stays put until reached, so a standby that keeps up with a
+ * busy server still lets the session advance.
+ */
+#define STANDBY_WAIT_WARN_MS	10000
+
+static XLogRecPtr
+readable_end(CdcStream *s)
+{
+	XLogRecPtr	flushed = compat_flush_rec_ptr();
+	XLogRecPtr	read = s->ctx->reader->EndRecPtr;
+
+	if (compat_standbys_have(flushed, DEBUG1))
+	{
+		s->standby_target = InvalidXLogRecPtr;
+		s->standby_wait_since = 0;
+		return flushed;
+	}
+	if (s->standby_target <= read)
+		s->standby_target = flushed;
+	if (compat_standbys_have(s->standby_target, DEBUG1))
+	{
+		s->standby_wait_since = 0;
+		return s->standby_target;
+	}
+	/* held back for long: say once why (a standby down, a slot missing) */
+	if (s->standby_wait_since == 0)
+		s->standby_wait_since = GetCurrentTimestamp();
+	else if (s->standby_wait_since > 0 &&
+			 TimestampDifferenceExceeds(s->standby_wait_since, GetCurrentTimestamp(),
+										STANDBY_WAIT_WARN_MS))
+	{
+		(void) compat_standbys_have(s->standby_target, WARNING);
+		ereport(WARNING,
+				(errmsg("cdc_kafka waits for the standbys of synchronized_standby_slots to receive WAL up to %X/%X",
+						LSN_FORMAT_ARGS(s->standby_target)),
+				 errdetail("Replication slot \"%s\" is a failover slot: its changes reach Kafka only after those standbys have them.",
+						   NameStr(MyReplicationSlot->data.name)),
+				 errhint("Bring the standbys back, or remove their slots from synchronized_standby_slots.")));
+		s->standby_wait_since = -1;	/* logged until it moves again */
+	}
+	return read;
+}
+
+/*
+ * Decode WAL up to the flushed position (see readable_end), for at most
+ * about max_ms, serving Kafka as it goes.  Returns true when everything
+ * readable has been read.
  */
 bool
 stream_read(CdcStream *s, int max_ms)
 {
-	XLogRecPtr	end = compat_flush_rec_ptr();
+	XLogRecPtr	end = readable_end(s);
 	TimestampTz stop = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
 	int			n = 0;
 	bool		caught_up = false;

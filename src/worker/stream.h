@@ -80,6 +80,8 @@ struct CdcStream
 	XLogRecPtr	confirmed;
 	XLogRecPtr	saved;
 	XLogRecPtr	last_read;		/* read position when the context was freed */
+	XLogRecPtr	standby_target;	/* read up to here once the standbys have it */
+	TimestampTz standby_wait_since;	/* held back by them since; -1: logged */
 	TimestampTz last_save;
 
 	/* the worker's "should this session end?" (a reload, a command) */

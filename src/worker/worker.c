@@ -190,8 +190,9 @@ warn_shared_prefix(void)
 static char *
 config_fingerprint(void)
 {
-	return psprintf("%s|%s|%s|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+	return psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
 					settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
+					settings_slot_failover,
 					settings_publication_name, settings_publication_autocreate,
 					settings_table_include_list, settings_schemas, settings_decimal_mode,
 					settings_binary_mode, settings_time_mode, settings_interval_mode, settings_hstore_mode,
@@ -850,6 +851,30 @@ finish_initial_only(CdcStream *s, const char *slot)
 }
 
 /*
+ * Give an existing slot the failover flag cdc_kafka.slot_failover asks for
+ * (a new one is created with it): on, a standby with sync_replication_slots
+ * keeps a copy that its worker continues from after promotion.
+ */
+static void
+align_slot_failover(const char *slot)
+{
+	ReplicationSlot *rs;
+	bool		failover;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	rs = SearchNamedReplicationSlot(slot, false);
+	failover = rs != NULL && compat_slot_is_failover(rs->data);
+	LWLockRelease(ReplicationSlotControlLock);
+	if (rs == NULL || failover == settings_slot_failover)
+		return;
+	compat_slot_set_failover(slot, settings_slot_failover);
+	ereport(LOG,
+			(errmsg("cdc_kafka set replication slot \"%s\" to %s", slot,
+					settings_slot_failover ? "failover" : "no failover"),
+			 errdetail("cdc_kafka.slot_failover is %s.", settings_slot_failover ? "on" : "off")));
+}
+
+/*
  * Open the session as cdc_kafka.snapshot_mode says, taking the initial
  * snapshot if the slot is new.  NULL: no streaming now (state set).
  */
@@ -908,6 +933,7 @@ open_session(CdcStreamConfig *cfg, const char *slot)
 	if (settings_snapshot_mode == CDC_SNAPSHOT_ALWAYS && !startup_snapshot_done)
 		incremental_request_all(settings_publication_name, "startup");
 	startup_snapshot_done = true;
+	align_slot_failover(slot);
 	return stream_open(MyStatus, cfg);
 }
 
@@ -956,7 +982,8 @@ run_session(void)
 		return;
 	}
 	remember_slot(slot);
-	set_state(CDC_STATE_STREAMING, psprintf("streaming slot \"%s\" to %s", slot,
+	set_state(CDC_STATE_STREAMING, psprintf("streaming %sslot \"%s\" to %s",
+											settings_slot_failover ? "failover " : "", slot,
 											settings_bootstrap_servers), LOG);
 	s->should_stop = session_interrupted;
 	incremental_session_start(s, &cfg);
