@@ -404,20 +404,25 @@ encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 	error_context_stack = err.cb.previous;
 }
 
-/* The record value of a change event (op c, u, d or t). */
+/* A row image as a JSON object, null for none (the unwrap transform's payload). */
 void
-encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
-						   const CdcRow *before, const CdcRow *after,
-						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
+encoder_write_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+				  const CdcOptions *opts)
+{
+	append_row(buf, ri, row, opts);
+}
+
+/*
+ * The envelope's fields after "before" and "after" of a change event:
+ * "source":...,"transaction":...,"op":...,"ts_ms":...,"ts_us":...,"ts_ns":...
+ * Counts the event for transaction metadata: call once per event.
+ */
+void
+encoder_write_envelope_meta(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
+							CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
 {
 	char		optext[] = ",\"op\":\"x\",";
 
-	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
-	APPEND_LITERAL(buf, "{\"before\":");
-	append_row(buf, ri, before, opts);
-	APPEND_LITERAL(buf, ",\"after\":");
-	append_row(buf, ri, after, opts);
-	appendStringInfoChar(buf, ',');
 	append_source(buf, txn, lsn, true, "\"false\"", ri->source_suffix,
 				  ri->source_suffix_len, opts);
 	appendStringInfoChar(buf, ',');
@@ -425,6 +430,21 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 	optext[7] = (char) op;
 	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
 	append_ts_fields(buf, now_micros(opts));
+}
+
+/* The record value of a change event (op c, u, d or t). */
+void
+encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
+						   const CdcRow *before, const CdcRow *after,
+						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
+{
+	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
+	APPEND_LITERAL(buf, "{\"before\":");
+	append_row(buf, ri, before, opts);
+	APPEND_LITERAL(buf, ",\"after\":");
+	append_row(buf, ri, after, opts);
+	appendStringInfoChar(buf, ',');
+	encoder_write_envelope_meta(buf, ri, op, txn, lsn, opts);
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');

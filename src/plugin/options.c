@@ -28,6 +28,7 @@
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
+#include "plugin/unwrap.h"
 
 /*
  * The values of the enumerated options, as Debezium spells them.  The same
@@ -85,7 +86,12 @@ static const char *const option_names[] = {
 	"hstore_handling_mode", "tombstones_on_delete", "skipped_operations",
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
-	"extended_headers_enabled", "watermark_prefix", NULL
+	"extended_headers_enabled", "watermark_prefix",
+	"transforms", "unwrap_add_fields", "unwrap_add_fields_prefix", "unwrap_add_headers",
+	"unwrap_add_headers_prefix", "unwrap_delete_tombstone_handling_mode",
+	"unwrap_drop_fields_header_name", "unwrap_drop_fields_from_key",
+	"unwrap_drop_fields_keep_schema_compatible", "unwrap_replace_null_with_default",
+	"unwrap_route_by_field", NULL
 };
 
 /*
@@ -410,6 +416,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->extended_headers = parse_boolean(elem);
 	else if (strcmp(name, "watermark_prefix") == 0)
 		opts->watermark_prefix = pstrdup(option_value(elem));
+	else if (strcmp(name, "transforms") == 0)
+		unwrap_parse_transforms(opts, option_value(elem));
+	else if (strncmp(name, "unwrap_", 7) == 0)
+		return unwrap_parse_option(opts, name, option_value(elem));
 	else
 		return false;
 	return true;
@@ -442,4 +452,5 @@ options_parse(CdcOptions *opts, List *options)
 							elem->defname, CDC_PLUGIN_NAME),
 					 errhint("Valid options are: %s.", option_list())));
 	}
+	unwrap_finish(opts);
 }

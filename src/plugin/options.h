@@ -85,6 +85,7 @@ typedef struct CdcOptions
 	char	   *watermark_prefix;	/* messages that are the worker's watermarks */
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
+	struct CdcUnwrap *unwrap;	/* unwrap transform (unwrap.c); NULL: off */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

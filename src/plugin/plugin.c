@@ -47,6 +47,7 @@
 #include "plugin/relinfo.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
+#include "plugin/unwrap.h"
 
 typedef struct CdcPluginState
 {
@@ -344,6 +345,7 @@ typedef struct ChangeRecord
 	bool		tombstone;		/* null value instead of an envelope */
 	bool		null_key;		/* truncate: no key */
 	uint64		lsn;
+	char	   *unwrap_meta;	/* unwrap: the delete's metadata, for its tombstone */
 } ChangeRecord;
 
 static void
@@ -361,18 +363,38 @@ write_record_key(LogicalDecodingContext *ctx, CdcRecordOut *ro, const ChangeReco
 }
 
 static void
-write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, const ChangeRecord *rec)
+write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *rec)
 {
 	CdcPluginState *state = ctx->output_plugin_private;
 	const CdcOptions *opts = &state->opts;
 	CdcRecordOut ro;
+	const char *topic = rec->ri->topic;
+	UnwrapOutcome outcome = UNWRAP_FLAT;
+	const CdcRow *row = rec->op == CDC_OP_DELETE ? rec->before : rec->after;
+	StringInfoData meta;
 
+	if (opts->unwrap != NULL)
+	{
+		/* the envelope's metadata, counted even when the record is dropped */
+		initStringInfo(&meta);
+		if (!rec->tombstone)
+			encoder_write_envelope_meta(&meta, rec->ri, rec->op, ts, rec->lsn, opts);
+		/* Debezium's tombstone shares its delete's headers: keep them */
+		if (rec->op == CDC_OP_DELETE && !rec->tombstone)
+			rec->unwrap_meta = MemoryContextStrdup(state->change_cxt, meta.data);
+		outcome = unwrap_outcome(opts->unwrap, rec->op, rec->tombstone);
+		if (outcome == UNWRAP_SKIP)
+			return;
+		topic = unwrap_topic(opts->unwrap, rec->ri, rec->tombstone ? NULL : row, opts);
+	}
 	OutputPluginPrepareWrite(ctx, true);
-	recout_begin(&ro, ctx->out, opts->output_format, rec->ri->topic, rec->lsn,
+	recout_begin(&ro, ctx->out, opts->output_format, topic, rec->lsn,
 				 rec->ri->publish_relid);
 	if (recout_wants_key(&ro))
 		write_record_key(ctx, &ro, rec, opts);
-	if (rec->tombstone)
+	if (opts->unwrap != NULL)
+		unwrap_write_value(&ro, outcome, rec->ri, rec->op, row, meta.data, opts);
+	else if (rec->tombstone)
 		recout_value_null(&ro);
 	else
 	{
@@ -389,6 +411,9 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, const ChangeRe
 	}
 	if (opts->extended_headers && recout_wants_key(&ro))
 		encoder_write_context_headers(&ro, opts);
+	if (opts->unwrap != NULL && recout_wants_key(&ro))
+		unwrap_write_headers(&ro, opts->unwrap, rec->tombstone ? rec->unwrap_meta : meta.data,
+							 rec->tombstone, opts);
 	recout_end(&ro);
 	OutputPluginWrite(ctx, true);
 	ts->nrecords++;

@@ -45,6 +45,7 @@
 #include "plugin/textenc.h"
 #include "plugin/typedefault.h"
 #include "plugin/typemap.h"
+#include "plugin/unwrap.h"
 
 static HTAB *relinfo_cache = NULL;
 static MemoryContext relinfo_cxt = NULL;
@@ -498,6 +499,8 @@ build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOption
 	build_keys(ri, rel);
 	render_key_prefix(ri, opts);
 	render_value_prefix(ri, opts);
+	if (opts->unwrap != NULL)
+		unwrap_render_schemas(ri, opts);
 }
 
 static void

@@ -42,6 +42,9 @@ typedef struct CdcRelInfo
 	int			key_prefix_len;
 	int			value_prefix_len;
 	int			source_suffix_len;
+	char	   *unwrap_prefix;	/* unwrap.c: flattened value schema, or "" */
+	int			unwrap_prefix_len;
+	char	   *unwrap_null_value;	/* unwrap.c: a delete in tombstone mode */
 	CdcPubFilter *pubfilter;	/* NULL: everything published */
 	MemoryContext cxt;			/* owns everything above */
 } CdcRelInfo;

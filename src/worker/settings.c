@@ -34,6 +34,7 @@
 #include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
+#include "plugin/unwrap.h"
 #include "worker/producer.h"
 #include "worker/settings.h"
 #include "worker/status.h"
@@ -58,6 +59,17 @@ bool		settings_transaction_metadata = false;
 char	   *settings_unavailable_placeholder = NULL;
 int			settings_money_fraction_digits = 2;
 bool		settings_extended_headers = true;
+char	   *settings_transforms = NULL;
+char	   *settings_unwrap_add_fields = NULL;
+char	   *settings_unwrap_add_fields_prefix = NULL;
+char	   *settings_unwrap_add_headers = NULL;
+char	   *settings_unwrap_add_headers_prefix = NULL;
+int			settings_unwrap_delete_mode = UNWRAP_DELETE_TOMBSTONE;
+char	   *settings_unwrap_route_by_field = NULL;
+char	   *settings_unwrap_drop_fields_header_name = NULL;
+bool		settings_unwrap_drop_fields_from_key = false;
+bool		settings_unwrap_drop_fields_keep_schema_compatible = true;
+bool		settings_unwrap_replace_null_with_default = true;
 char	   *settings_kafka_properties = NULL;
 char	   *settings_kafka_secrets_file = NULL;
 int			settings_max_inflight_kb = 65536;
@@ -394,6 +406,76 @@ check_placeholder(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+static bool
+check_transforms(char **newval, void **extra, GucSource source)
+{
+	const char *err = unwrap_check_transforms(*newval);
+
+	if (err != NULL)
+		GUC_check_errdetail("%s", err);
+	return err == NULL;
+}
+
+static bool
+check_unwrap_fields(char **newval, void **extra, GucSource source)
+{
+	const char *err = unwrap_check_fields(*newval);
+
+	if (err != NULL)
+		GUC_check_errdetail("%s", err);
+	return err == NULL;
+}
+
+/* transforms and the unwrap transform's properties (unwrap.c) */
+static void
+define_unwrap_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.transforms",
+							   "Transforms applied to change records, in order (unwrap).",
+							   NULL, &settings_transforms, "", PGC_SIGHUP, 0,
+							   check_transforms, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_add_fields",
+							   "ExtractNewRecordState add.fields.", NULL,
+							   &settings_unwrap_add_fields, "", PGC_SIGHUP, 0,
+							   check_unwrap_fields, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_add_fields_prefix",
+							   "ExtractNewRecordState add.fields.prefix.", NULL,
+							   &settings_unwrap_add_fields_prefix, "__", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_add_headers",
+							   "ExtractNewRecordState add.headers.", NULL,
+							   &settings_unwrap_add_headers, "", PGC_SIGHUP, 0,
+							   check_unwrap_fields, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_add_headers_prefix",
+							   "ExtractNewRecordState add.headers.prefix.", NULL,
+							   &settings_unwrap_add_headers_prefix, "__", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.unwrap_delete_tombstone_handling_mode",
+							 "ExtractNewRecordState delete.tombstone.handling.mode.", NULL,
+							 &settings_unwrap_delete_mode, UNWRAP_DELETE_TOMBSTONE,
+							 unwrap_delete_modes, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_route_by_field",
+							   "ExtractNewRecordState route.by.field.", NULL,
+							   &settings_unwrap_route_by_field, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.unwrap_drop_fields_header_name",
+							   "ExtractNewRecordState drop.fields.header.name.", NULL,
+							   &settings_unwrap_drop_fields_header_name, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.unwrap_drop_fields_from_key",
+							 "ExtractNewRecordState drop.fields.from.key.", NULL,
+							 &settings_unwrap_drop_fields_from_key, false, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.unwrap_drop_fields_keep_schema_compatible",
+							 "ExtractNewRecordState drop.fields.keep.schema.compatible.", NULL,
+							 &settings_unwrap_drop_fields_keep_schema_compatible, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.unwrap_replace_null_with_default",
+							 "ExtractNewRecordState replace.null.with.default.", NULL,
+							 &settings_unwrap_replace_null_with_default, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
 #define KAFKA_PROPERTIES_ERRMSG "invalid value for parameter \"cdc_kafka.kafka_properties\""
 
 /*
@@ -532,6 +614,7 @@ define_format_settings(void)
 	DefineCustomBoolVariable("cdc_kafka.extended_headers_enabled",
 							 "Add Debezium's __debezium.context.* headers to change records.",
 							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	define_unwrap_settings();
 }
 
 static void

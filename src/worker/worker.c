@@ -48,6 +48,7 @@
 #include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
+#include "plugin/unwrap.h"
 #include "worker/privilege.h"
 #include "worker/settings.h"
 #include "worker/status.h"
@@ -621,6 +622,20 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "money_fraction_digits", psprintf("%d", settings_money_fraction_digits));
 	add_option(cfg, "extended_headers_enabled", bool_text(settings_extended_headers));
 	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
+	add_option(cfg, "transforms", settings_transforms);
+	add_option(cfg, "unwrap_add_fields", settings_unwrap_add_fields);
+	add_option(cfg, "unwrap_add_fields_prefix", settings_unwrap_add_fields_prefix);
+	add_option(cfg, "unwrap_add_headers", settings_unwrap_add_headers);
+	add_option(cfg, "unwrap_add_headers_prefix", settings_unwrap_add_headers_prefix);
+	add_option(cfg, "unwrap_delete_tombstone_handling_mode",
+			   options_value_name(unwrap_delete_modes, settings_unwrap_delete_mode));
+	add_option(cfg, "unwrap_route_by_field", settings_unwrap_route_by_field);
+	add_option(cfg, "unwrap_drop_fields_header_name", settings_unwrap_drop_fields_header_name);
+	add_option(cfg, "unwrap_drop_fields_from_key", bool_text(settings_unwrap_drop_fields_from_key));
+	add_option(cfg, "unwrap_drop_fields_keep_schema_compatible",
+			   bool_text(settings_unwrap_drop_fields_keep_schema_compatible));
+	add_option(cfg, "unwrap_replace_null_with_default",
+			   bool_text(settings_unwrap_replace_null_with_default));
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;

@@ -332,6 +332,19 @@ plugin_query() {
         if [[ $key == topic.prefix ]]; then
             prefix="$value"; continue
         fi
+        # transforms=unwrap, transforms.unwrap.a.b=v -> 'transforms','unwrap', 'unwrap_a_b','v'
+        if [[ $key == transforms ]]; then
+            opts+=("'transforms'" "$(sql_quote "$value")"); continue
+        fi
+        if [[ $key =~ ^transforms\.(unwrap|outbox|route)\.(.+)$ ]]; then
+            [[ ${BASH_REMATCH[2]} == type ]] && continue
+            local tprop="${BASH_REMATCH[1]}_${BASH_REMATCH[2]}"
+            opts+=("$(sql_quote "${tprop//[.-]/_}")" "$(sql_quote "$value")"); continue
+        fi
+        # JsonConverter's schemas.enable (the engine's converter.* properties) -> 'schemas'
+        if [[ $key == converter.schemas.enable ]]; then
+            opts+=("'schemas'" "$(sql_quote "$value")"); continue
+        fi
         allowed=0
         local p
         for p in "${PLUGIN_PROPERTIES[@]}"; do

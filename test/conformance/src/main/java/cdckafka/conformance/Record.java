@@ -50,7 +50,9 @@ final class Record {
     }
 
     JsonNode payload() {
-        return root.path("value").path("payload");
+        JsonNode v = root.path("value");
+        // schemas.enable=false: the value is the payload itself
+        return v.has("schema") && v.has("payload") ? v.path("payload") : v;
     }
 
     boolean isTombstone() {

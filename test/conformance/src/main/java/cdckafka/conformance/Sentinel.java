@@ -32,7 +32,7 @@ final class Sentinel {
         if (value == null || value.isNull()) {
             return Kind.NONE;
         }
-        JsonNode payload = value.path("payload");
+        JsonNode payload = value.has("schema") && value.has("payload") ? value.path("payload") : value;
         if (!"m".equals(payload.path("op").asText(null))) {
             return Kind.NONE;
         }
