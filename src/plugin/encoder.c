@@ -451,6 +451,25 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 }
 
 /*
+ * The envelope's fields after "before" and "after" of a snapshot read, as
+ * encoder_write_envelope_meta's of a change (arguments as for
+ * encoder_write_read_value below); the unwrap transform takes its added
+ * fields from them.
+ */
+void
+encoder_write_read_meta(StringInfo buf, const CdcRelInfo *ri, CdcTxnState *txn,
+						const char *marker, uint64 lsn, const CdcOptions *opts)
+{
+	char		quoted[40];
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
+	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
+				  ri->source_suffix, ri->source_suffix_len, opts);
+	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
+	append_ts_fields(buf, now_micros(opts));
+}
+
+/*
  * The record value of a snapshot read (op "r").  marker is the source's
  * "snapshot" value (first, true, last, incremental, ...); lsn the slot's
  * consistent point of an initial snapshot, 0 for an incremental one (whose
@@ -461,17 +480,11 @@ encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row
 						 CdcTxnState *txn, const char *marker, uint64 lsn,
 						 const CdcOptions *opts)
 {
-	char		quoted[40];
-
-	snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
 	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
 	APPEND_LITERAL(buf, "{\"before\":null,\"after\":");
 	append_row(buf, ri, row, opts);
 	appendStringInfoChar(buf, ',');
-	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
-				  ri->source_suffix, ri->source_suffix_len, opts);
-	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
-	append_ts_fields(buf, now_micros(opts));
+	encoder_write_read_meta(buf, ri, txn, marker, lsn, opts);
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');

@@ -80,6 +80,8 @@ extern void encoder_write_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow
 extern void encoder_write_envelope_meta(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 										CdcTxnState *txn, uint64 lsn,
 										const CdcOptions *opts);
+extern void encoder_write_read_meta(StringInfo buf, const CdcRelInfo *ri, CdcTxnState *txn,
+									const char *marker, uint64 lsn, const CdcOptions *opts);
 extern void encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 									 CdcTxnState *txn, const char *marker, uint64 lsn,
 									 const CdcOptions *opts);

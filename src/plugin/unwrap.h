@@ -5,8 +5,9 @@
  *
  * Configured by the plugin options transforms and unwrap_* (the
  * cdc_kafka.* settings of the same names in the worker); applied to change
- * records as they are written, never to messages, transaction metadata or
- * heartbeats, which Debezium's transform passes through unchanged.
+ * records as they are written (and to the worker's snapshot reads, by
+ * tablereader.c), never to messages, transaction metadata or heartbeats,
+ * which Debezium's transform passes through unchanged.
  *
  * src/plugin/unwrap.h
  *

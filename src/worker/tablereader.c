@@ -10,7 +10,8 @@
  * row filter (tablereader_captured), builds the SELECT of a table in key
  * order, from the start or after a key (tablereader_open, tablereader_sql),
  * and turns a row read into an op "r" record framed like the plugin's
- * (tablereader_write_frame), which the stream produces.
+ * (tablereader_write_frame, flattened by the unwrap transform when it is
+ * on), which the stream produces.
  *
  * src/worker/tablereader.c
  *
@@ -32,6 +33,7 @@
 #include "plugin/encoder.h"
 #include "plugin/recout.h"
 #include "plugin/relinfo.h"
+#include "plugin/unwrap.h"
 #include "worker/privilege.h"
 #include "worker/tablereader.h"
 
@@ -156,16 +158,28 @@ tablereader_key_text(const CdcTableReader *r, HeapTuple tup, TupleDesc desc)
 	return keys;
 }
 
-/* One op "r" record as a binary frame, ready for stream_produce_frame. */
+/*
+ * One op "r" record as a binary frame, ready for stream_produce_frame.
+ * With the unwrap transform it is flattened as the plugin flattens a
+ * change (Debezium's transform treats reads as creates).
+ */
 void
 tablereader_write_frame(StringInfo frame, const CdcTableReader *r, const CdcRow *row,
 						CdcTxnState *src, const char *marker, XLogRecPtr lsn,
 						const CdcOptions *opts)
 {
 	CdcRecordOut ro;
+	const char *topic = r->ri->topic;
+	StringInfoData meta;
 
+	if (opts->unwrap != NULL)
+	{
+		initStringInfo(&meta);
+		encoder_write_read_meta(&meta, r->ri, src, marker, lsn, opts);
+		topic = unwrap_topic(opts->unwrap, r->ri, row, opts);
+	}
 	resetStringInfo(frame);
-	recout_begin(&ro, frame, CDC_OUTPUT_BINARY, r->ri->topic, lsn, r->relid);
+	recout_begin(&ro, frame, CDC_OUTPUT_BINARY, topic, lsn, r->relid);
 	if (r->ri->nkeys > 0)
 	{
 		recout_key_begin(&ro);
@@ -174,11 +188,21 @@ tablereader_write_frame(StringInfo frame, const CdcTableReader *r, const CdcRow 
 	}
 	else
 		recout_key_null(&ro);
-	recout_value_begin(&ro);
-	encoder_write_read_value(frame, r->ri, row, src, marker, lsn, opts);
-	recout_value_end(&ro);
+	if (opts->unwrap != NULL)
+		unwrap_write_value(&ro, UNWRAP_FLAT, r->ri, CDC_OP_READ, row, meta.data, opts);
+	else
+	{
+		recout_value_begin(&ro);
+		encoder_write_read_value(frame, r->ri, row, src, marker, lsn, opts);
+		recout_value_end(&ro);
+	}
 	if (opts->extended_headers)
 		encoder_write_context_headers(&ro, opts);
+	if (opts->unwrap != NULL)
+	{
+		unwrap_write_headers(&ro, opts->unwrap, meta.data, false, opts);
+		pfree(meta.data);
+	}
 	recout_end(&ro);
 }
 
