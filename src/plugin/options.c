@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
@@ -85,7 +86,8 @@ static const char *const option_names[] = {
 	"hstore_handling_mode", "tombstones_on_delete", "skipped_operations",
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
-	"extended_headers_enabled", "watermark_prefix", NULL
+	"extended_headers_enabled", "watermark_prefix",
+	"message_key_columns", NULL
 };
 
 /*
@@ -410,6 +412,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->extended_headers = parse_boolean(elem);
 	else if (strcmp(name, "watermark_prefix") == 0)
 		opts->watermark_prefix = pstrdup(option_value(elem));
+	else if (strcmp(name, "message_key_columns") == 0)
+		opts->message_key_columns = keycols_parse(name, option_value(elem));
 	else
 		return false;
 	return true;

@@ -85,6 +85,7 @@ typedef struct CdcOptions
 	char	   *watermark_prefix;	/* messages that are the worker's watermarks */
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
+	List	   *message_key_columns;	/* keycols.c rules; NIL: primary keys */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

@@ -39,6 +39,7 @@
 #include "utils/syscache.h"
 
 #include "plugin/envelope.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/pubfilter.h"
 #include "plugin/relinfo.h"
@@ -401,6 +402,24 @@ build_keys(CdcRelInfo *ri, Relation rel)
 	ReleaseSysCache(tup);
 }
 
+/* message.key.columns, when it names any of the columns, replaces the key. */
+static void
+choose_message_keys(CdcRelInfo *ri, const CdcOptions *opts)
+{
+	int		   *keys;
+	int			nkeys;
+
+	if (opts->message_key_columns == NIL)
+		return;
+	keys = palloc(sizeof(int) * Max(ri->ncolumns, 1));
+	if (keycols_choose(opts->message_key_columns, ri->schemaname, ri->relname,
+					   ri->columns, ri->ncolumns, keys, &nkeys))
+	{
+		ri->keys = keys;
+		ri->nkeys = nkeys;
+	}
+}
+
 /* ---- rendered schemas ------------------------------------------------------- */
 
 static void
@@ -496,6 +515,7 @@ build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOption
 	render_names(ri, rel, opts);
 	build_columns(ri, rel, only, opts);
 	build_keys(ri, rel);
+	choose_message_keys(ri, opts);
 	render_key_prefix(ri, opts);
 	render_value_prefix(ri, opts);
 }

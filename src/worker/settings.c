@@ -32,6 +32,7 @@
 #include "utils/varlena.h"
 
 #include "plugin/compat.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "worker/producer.h"
@@ -596,6 +597,34 @@ define_snapshot_settings(void)
 							PGC_SIGHUP, GUC_UNIT_MS, check_chunk_timeout, NULL, NULL);
 }
 
+/* ---- record keys, masks and source types (issue 12) ---- */
+
+char	   *settings_message_key_columns = NULL;
+
+/* Empty: unset (Debezium's default); else checked as the plugin checks it. */
+static bool
+check_message_key_columns(char **newval, void **extra, GucSource source)
+{
+	char	   *error = **newval == '\0' ? NULL : keycols_check(*newval);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		return false;
+	}
+	return true;
+}
+
+static void
+define_keys_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.message_key_columns",
+							   "Record key columns per table: <table regex>:<column>,...;... (message.key.columns).",
+							   "Empty: the primary key.",
+							   &settings_message_key_columns, "", PGC_SIGHUP, 0,
+							   check_message_key_columns, NULL, NULL);
+}
+
 void
 settings_define(void)
 {
@@ -603,6 +632,7 @@ settings_define(void)
 	define_format_settings();
 	define_flow_settings();
 	define_snapshot_settings();
+	define_keys_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = hide_refused_properties;

@@ -190,7 +190,7 @@ warn_shared_prefix(void)
 static char *
 config_fingerprint(void)
 {
-	return psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+	char	   *base = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
 					settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
 					settings_slot_failover,
 					settings_publication_name, settings_publication_autocreate,
@@ -201,6 +201,10 @@ config_fingerprint(void)
 					settings_money_fraction_digits, settings_extended_headers,
 					settings_kafka_properties, settings_kafka_secrets_file,
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
+
+	/* issue 12 (keys) */
+	base = psprintf("%s|%s", base, settings_message_key_columns);
+	return base;
 }
 
 /* ---- what must hold before streaming ------------------------------------------ */
@@ -621,6 +625,8 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "money_fraction_digits", psprintf("%d", settings_money_fraction_digits));
 	add_option(cfg, "extended_headers_enabled", bool_text(settings_extended_headers));
 	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
+	if (settings_message_key_columns[0] != '\0')
+		add_option(cfg, "message_key_columns", settings_message_key_columns);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;

@@ -44,6 +44,7 @@ PLUGIN_PROPERTIES=(
     topic.prefix decimal.handling.mode binary.handling.mode time.precision.mode
     interval.handling.mode hstore.handling.mode tombstones.on.delete skipped.operations
     provide.transaction.metadata unavailable.value.placeholder money.fraction.digits
+    message.key.columns
 )
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
