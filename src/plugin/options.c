@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
 #include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
@@ -87,7 +88,7 @@ static const char *const option_names[] = {
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
 	"extended_headers_enabled", "watermark_prefix",
-	"message_key_columns", NULL
+	"message_key_columns", "column_mask_with_<n>_chars", NULL
 };
 
 /*
@@ -414,6 +415,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->watermark_prefix = pstrdup(option_value(elem));
 	else if (strcmp(name, "message_key_columns") == 0)
 		opts->message_key_columns = keycols_parse(name, option_value(elem));
+	else if (strncmp(name, "column_mask_with_", 17) == 0)
+		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
 	else
 		return false;
 	return true;

@@ -86,6 +86,7 @@ typedef struct CdcOptions
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
 	List	   *message_key_columns;	/* keycols.c rules; NIL: primary keys */
+	List	   *column_masks;	/* colmask.c rules, in the order given */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

@@ -38,6 +38,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "plugin/colmask.h"
 #include "plugin/envelope.h"
 #include "plugin/keycols.h"
 #include "plugin/options.h"
@@ -199,6 +200,7 @@ build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOpti
 		if (att->atthasdef)
 			typedefault_column_set_default(col, default_expression(rel, att->attnum), opts);
 		typedefault_column_set_fallback(col, opts);
+		colmask_apply(opts->column_masks, col, ri->schemaname, ri->relname);
 	}
 }
 
@@ -428,9 +430,13 @@ append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field)
 	appendStringInfoString(buf, "{\"type\":\"struct\",\"fields\":[");
 	for (int i = 0; i < ri->ncolumns; i++)
 	{
+		CdcColumn	col = ri->columns[i];
+
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
-		typemap_write_field_schema(buf, &ri->columns[i], true);
+		if (col.value_schema_json != NULL)
+			col.schema_json = unconstify(char *, col.value_schema_json);
+		typemap_write_field_schema(buf, &col, true);
 	}
 	appendStringInfo(buf, "],\"optional\":true,\"name\":");
 	textenc_append_json(buf, psprintf("%s.Value", ri->topic),

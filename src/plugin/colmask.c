@@ -1,0 +1,116 @@
+/*-------------------------------------------------------------------------
+ *
+ * colmask.c
+ *		column.mask.with.<n>.chars: masked column values.
+ *
+ * The option column_mask_with_<n>_chars (n in the name, as in Debezium's
+ * property) takes a regex list (colregex.c) of "schema.table.column".  A
+ * matching column's schema gets the parameter masked=true whatever its
+ * type; its values, when Debezium's JDBC type for it is a character type
+ * (text, varchar, char(n), "char", name), become n asterisks, null and
+ * unchanged TOASTed values included, as Debezium's MaskStrings converter
+ * replaces whatever it is given.  Keys keep the columns' own values and
+ * schemas (Debezium's column mappers shape values only).  The first option given that matches a
+ * column applies.
+ *
+ * src/plugin/colmask.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+
+#include "plugin/colmask.h"
+#include "plugin/colregex.h"
+
+typedef struct ColMask
+{
+	List	   *patterns;
+	char	   *mask_json;		/* "***" as JSON */
+} ColMask;
+
+#define MASK_PREFIX "column_mask_with_"
+#define MASK_SUFFIX "_chars"
+
+/*
+ * If option is column_mask_with_<n>_chars, its rule appended to masks;
+ * masks unchanged (the same pointer) if the name is not of that form.
+ */
+List *
+colmask_parse(List *masks, const char *option, const char *value)
+{
+	size_t		len = strlen(option);
+	const char *digits = option + strlen(MASK_PREFIX);
+	size_t		ndigits;
+	long		n;
+	ColMask    *mask;
+
+	if (strncmp(option, MASK_PREFIX, strlen(MASK_PREFIX)) != 0)
+		return masks;
+	if (len <= strlen(MASK_PREFIX) + strlen(MASK_SUFFIX) ||
+		strcmp(option + len - strlen(MASK_SUFFIX), MASK_SUFFIX) != 0 ||
+		(ndigits = len - strlen(MASK_PREFIX) - strlen(MASK_SUFFIX)) > 6 ||
+		strspn(digits, "0123456789") != ndigits)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid option name \"%s\"", option),
+				 errhint("Write column_mask_with_<n>_chars, n a whole number up to 999999.")));
+	n = strtol(digits, NULL, 10);
+	mask = palloc(sizeof(ColMask));
+	mask->patterns = colregex_compile(option, value);
+	mask->mask_json = palloc(n + 3);
+	mask->mask_json[0] = '"';
+	memset(mask->mask_json + 1, '*', n);
+	mask->mask_json[n + 1] = '"';
+	mask->mask_json[n + 2] = '\0';
+	return lappend(masks, mask);
+}
+
+/* pgjdbc's Types.CHAR and VARCHAR among the column types. */
+static bool
+is_character_type(Oid typid)
+{
+	return typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID ||
+		typid == CHAROID || typid == NAMEOID;
+}
+
+/* The schema parameter masked=true, merged into col's own parameters. */
+static void
+add_masked_parameter(CdcColumn *col)
+{
+	size_t		len = strlen(col->schema_json);
+
+	/* a schema's own parameters come last in it */
+	if (len > 0 && col->schema_json[len - 1] == '}')
+		col->value_schema_json = psprintf("%.*s,\"masked\":\"true\"}", (int) (len - 1),
+									col->schema_json);
+	else
+		col->value_schema_json = psprintf("%s,\"parameters\":{\"masked\":\"true\"}",
+									col->schema_json);
+}
+
+void
+colmask_apply(const List *masks, CdcColumn *col, const char *schemaname,
+			  const char *relname)
+{
+	const ListCell *lc;
+	char	   *name;
+
+	if (masks == NIL)
+		return;
+	name = psprintf("%s.%s.%s", schemaname, relname, col->name);
+	foreach(lc, masks)
+	{
+		const ColMask *mask = lfirst(lc);
+
+		if (!colregex_match(mask->patterns, name))
+			continue;
+		add_masked_parameter(col);
+		if (is_character_type(col->typid))
+			col->mask_json = mask->mask_json;
+		break;
+	}
+	pfree(name);
+}
