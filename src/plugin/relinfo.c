@@ -404,6 +404,14 @@ build_keys(CdcRelInfo *ri, Relation rel)
 	ReleaseSysCache(tup);
 }
 
+/* The table's key identifies rows whatever the record key is (snapshots). */
+static void
+keep_row_keys(CdcRelInfo *ri)
+{
+	ri->nrowkeys = ri->nkeys;
+	ri->rowkeys = ri->keys;
+}
+
 /* message.key.columns, when it names any of the columns, replaces the key. */
 static void
 choose_message_keys(CdcRelInfo *ri, const CdcOptions *opts)
@@ -521,6 +529,7 @@ build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOption
 	render_names(ri, rel, opts);
 	build_columns(ri, rel, only, opts);
 	build_keys(ri, rel);
+	keep_row_keys(ri);
 	choose_message_keys(ri, opts);
 	render_key_prefix(ri, opts);
 	render_value_prefix(ri, opts);

@@ -18,7 +18,11 @@
  *	   owner: see reading_role()) and write the high watermark;
  *	4. decoding goes on meanwhile: once it passes the low watermark, any
  *	   change to a key of the chunk drops that key's row from the chunk
- *	   (the change is as new or newer);
+ *	   (the change is as new or newer).  Chunks follow the table's own
+ *	   key; a record key that message.key.columns makes non-unique (it
+ *	   lacks a column of the table's key) cannot tell which row changed,
+ *	   so then nothing is dropped: no row is lost, and a row changed in the
+ *	   window may be followed by its older read;
  *	5. when decoding reaches the high watermark, the rows left go to
  *	   Kafka as op "r" records with source.snapshot "incremental", in the
  *	   stream's order, then decoding goes on.
@@ -1099,6 +1103,9 @@ saw_change(void *arg, Oid relid, const char *key, size_t keylen)
 	KeyHashEntry *e;
 
 	if (inc == NULL || !inc->window_open || relid != inc->relid || key == NULL)
+		return;
+	/* which of the rows with that record key changed is unknown: keep them */
+	if (!inc->reader->record_key_is_unique)
 		return;
 	h = key_hash(key, keylen);
 	if (inc->phase == CHUNK_WAIT_COMMITS)
