@@ -11,7 +11,8 @@
  * unchanged TOASTed values included, as Debezium's MaskStrings converter
  * replaces whatever it is given.  Keys keep the columns' own values and
  * schemas (Debezium's column mappers shape values only).  The first option given that matches a
- * column applies.
+ * column applies.  The worker's setting cdc_kafka.column_mask_with_chars
+ * lists the options as "<n>:<regex list>; ..." (colmask_setting_options).
  *
  * src/plugin/colmask.c
  *
@@ -33,6 +34,19 @@ typedef struct ColMask
 
 #define MASK_PREFIX "column_mask_with_"
 #define MASK_SUFFIX "_chars"
+
+/* Trimmed as Java's String.trim() does, in a copy. */
+static char *
+java_trim_copy(const char *s)
+{
+	const char *end = s + strlen(s);
+
+	while (*s != '\0' && (unsigned char) *s <= ' ')
+		s++;
+	while (end > s && (unsigned char) end[-1] <= ' ')
+		end--;
+	return pnstrdup(s, end - s);
+}
 
 /*
  * If option is column_mask_with_<n>_chars, its rule appended to masks;
@@ -66,6 +80,61 @@ colmask_parse(List *masks, const char *option, const char *value)
 	mask->mask_json[n + 1] = '"';
 	mask->mask_json[n + 2] = '\0';
 	return lappend(masks, mask);
+}
+
+/*
+ * The setting cdc_kafka.column_mask_with_chars: "<n>:<regex list>" entries
+ * separated by ";", each the plugin option column_mask_with_<n>_chars, in
+ * their order.  NULL if value is valid (then, if names is not NULL, the
+ * option names and their values appended to names and lists), else what is
+ * wrong, for a check hook (nothing is thrown).
+ */
+char *
+colmask_setting_options(const char *value, List **names, List **lists)
+{
+	char	   *copy = pstrdup(value);
+	char	   *save = NULL;
+	List	   *seen = NIL;
+
+	for (char *entry = strtok_r(copy, ";", &save); entry != NULL;
+		 entry = strtok_r(NULL, ";", &save))
+	{
+		char	   *colon;
+		char	   *digits;
+		ListCell   *lc;
+
+		entry = java_trim_copy(entry);
+		if (entry[0] == '\0')
+			continue;
+		colon = strchr(entry, ':');
+		digits = colon ? java_trim_copy(pnstrdup(entry, colon - entry)) : "";
+		if (digits[0] == '\0' || strlen(digits) > 6 || strspn(digits, "0123456789") != strlen(digits))
+			return psprintf("Entry \"%s\" is not <n>:<regex list>, n a whole number up to 999999.", entry);
+		digits = psprintf("%ld", strtol(digits, NULL, 10));
+		foreach(lc, seen)
+		{
+			if (strcmp(lfirst(lc), digits) == 0)
+				return psprintf("%s characters are given twice.", digits);
+		}
+		seen = lappend(seen, digits);
+		if (list_length(seen) > COLMASK_MAX_SETTING_ENTRIES)
+			return psprintf("At most %d entries.", COLMASK_MAX_SETTING_ENTRIES);
+		if (colregex_split(colon + 1) == NIL)
+			return psprintf("Entry \"%s\" has no regular expression.", entry);
+		foreach(lc, colregex_split(colon + 1))
+		{
+			char	   *error = colregex_check(lfirst(lc));
+
+			if (error != NULL)
+				return psprintf("Invalid regular expression \"%s\": %s.", (char *) lfirst(lc), error);
+		}
+		if (names != NULL)
+		{
+			*names = lappend(*names, psprintf(MASK_PREFIX "%s" MASK_SUFFIX, digits));
+			*lists = lappend(*lists, pstrdup(colon + 1));
+		}
+	}
+	return NULL;
 }
 
 /* pgjdbc's Types.CHAR and VARCHAR among the column types. */

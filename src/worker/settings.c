@@ -31,6 +31,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/keycols.h"
 #include "plugin/options.h"
@@ -615,9 +616,31 @@ check_message_key_columns(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+char	   *settings_column_mask_with_chars = NULL;
+
+static bool
+check_column_mask_with_chars(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_setting_options(*newval, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write <n>:<regex list of schema.table.column> entries separated by \";\", "
+						  "as column.mask.with.<n>.chars=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomStringVariable("cdc_kafka.column_mask_with_chars",
+							   "Masked columns: <n>:<regex list>;... (column.mask.with.<n>.chars).",
+							   "Empty: none.",
+							   &settings_column_mask_with_chars, "", PGC_SIGHUP, 0,
+							   check_column_mask_with_chars, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.message_key_columns",
 							   "Record key columns per table: <table regex>:<column>,...;... (message.key.columns).",
 							   "Empty: the primary key.",

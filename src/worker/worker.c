@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
@@ -203,7 +204,8 @@ config_fingerprint(void)
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
 
 	/* issue 12 (keys) */
-	base = psprintf("%s|%s", base, settings_message_key_columns);
+	base = psprintf("%s|%s|%s", base, settings_message_key_columns,
+					settings_column_mask_with_chars);
 	return base;
 }
 
@@ -591,6 +593,21 @@ add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 	cfg->noptions++;
 }
 
+/* cdc_kafka.column_mask_with_chars as the options column_mask_with_<n>_chars. */
+static void
+add_column_masks(CdcStreamConfig *cfg)
+{
+	List	   *names = NIL;
+	List	   *lists = NIL;
+	ListCell   *ln;
+	ListCell   *ll;
+
+	/* checked by the setting's check hook */
+	(void) colmask_setting_options(settings_column_mask_with_chars, &names, &lists);
+	forboth(ln, names, ll, lists)
+		add_option(cfg, lfirst(ln), lfirst(ll));
+}
+
 static const char *
 bool_text(bool b)
 {
@@ -627,6 +644,7 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
 	if (settings_message_key_columns[0] != '\0')
 		add_option(cfg, "message_key_columns", settings_message_key_columns);
+	add_column_masks(cfg);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
