@@ -372,7 +372,10 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 			appendStringInfoChar(buf, ',');
 		err.column = i;
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
-		append_column_value(buf, &ri->columns[i], row, i, opts);
+		if (ri->columns[i].mask_json != NULL)	/* masks: values, not keys */
+			appendStringInfoString(buf, ri->columns[i].mask_json);
+		else
+			append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
 	error_context_stack = err.cb.previous;

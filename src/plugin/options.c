@@ -25,6 +25,8 @@
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
@@ -91,7 +93,8 @@ static const char *const option_names[] = {
 	"unwrap_add_headers_prefix", "unwrap_delete_tombstone_handling_mode",
 	"unwrap_drop_fields_header_name", "unwrap_drop_fields_from_key",
 	"unwrap_drop_fields_keep_schema_compatible", "unwrap_replace_null_with_default",
-	"unwrap_route_by_field", NULL
+	"unwrap_route_by_field",
+	"message_key_columns", "column_mask_with_<n>_chars", NULL
 };
 
 /*
@@ -420,6 +423,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		unwrap_parse_transforms(opts, option_value(elem));
 	else if (strncmp(name, "unwrap_", 7) == 0)
 		return unwrap_parse_option(opts, name, option_value(elem));
+	else if (strcmp(name, "message_key_columns") == 0)
+		opts->message_key_columns = keycols_parse(name, option_value(elem));
+	else if (strncmp(name, "column_mask_with_", 17) == 0)
+		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
 	else
 		return false;
 	return true;

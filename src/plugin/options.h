@@ -86,6 +86,8 @@ typedef struct CdcOptions
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
 	struct CdcUnwrap *unwrap;	/* unwrap transform (unwrap.c); NULL: off */
+	List	   *message_key_columns;	/* keycols.c rules; NIL: primary keys */
+	List	   *column_masks;	/* colmask.c rules, in the order given */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

@@ -38,7 +38,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "plugin/colmask.h"
 #include "plugin/envelope.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/pubfilter.h"
 #include "plugin/relinfo.h"
@@ -199,6 +201,7 @@ build_columns(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOpti
 		if (att->atthasdef)
 			typedefault_column_set_default(col, default_expression(rel, att->attnum), opts);
 		typedefault_column_set_fallback(col, opts);
+		colmask_apply(opts->column_masks, col, ri->schemaname, ri->relname);
 	}
 }
 
@@ -402,6 +405,32 @@ build_keys(CdcRelInfo *ri, Relation rel)
 	ReleaseSysCache(tup);
 }
 
+/* The table's key identifies rows whatever the record key is (snapshots). */
+static void
+keep_row_keys(CdcRelInfo *ri)
+{
+	ri->nrowkeys = ri->nkeys;
+	ri->rowkeys = ri->keys;
+}
+
+/* message.key.columns, when it names any of the columns, replaces the key. */
+static void
+choose_message_keys(CdcRelInfo *ri, const CdcOptions *opts)
+{
+	int		   *keys;
+	int			nkeys;
+
+	if (opts->message_key_columns == NIL)
+		return;
+	keys = palloc(sizeof(int) * Max(ri->ncolumns, 1));
+	if (keycols_choose(opts->message_key_columns, ri->schemaname, ri->relname,
+					   ri->columns, ri->ncolumns, keys, &nkeys))
+	{
+		ri->keys = keys;
+		ri->nkeys = nkeys;
+	}
+}
+
 /* ---- rendered schemas ------------------------------------------------------- */
 
 static void
@@ -410,9 +439,13 @@ append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field)
 	appendStringInfoString(buf, "{\"type\":\"struct\",\"fields\":[");
 	for (int i = 0; i < ri->ncolumns; i++)
 	{
+		CdcColumn	col = ri->columns[i];
+
 		if (i > 0)
 			appendStringInfoChar(buf, ',');
-		typemap_write_field_schema(buf, &ri->columns[i], true);
+		if (col.value_schema_json != NULL)
+			col.schema_json = unconstify(char *, col.value_schema_json);
+		typemap_write_field_schema(buf, &col, true);
 	}
 	appendStringInfo(buf, "],\"optional\":true,\"name\":");
 	textenc_append_json(buf, psprintf("%s.Value", ri->topic),
@@ -497,6 +530,8 @@ build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOption
 	render_names(ri, rel, opts);
 	build_columns(ri, rel, only, opts);
 	build_keys(ri, rel);
+	keep_row_keys(ri);
+	choose_message_keys(ri, opts);
 	render_key_prefix(ri, opts);
 	render_value_prefix(ri, opts);
 	if (opts->unwrap != NULL)

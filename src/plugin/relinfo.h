@@ -34,8 +34,13 @@ typedef struct CdcRelInfo
 	char	   *data_collection;	/* <schema>.<table>, for transaction metadata */
 	int			ncolumns;		/* value columns (published, in order) */
 	CdcColumn  *columns;
-	int			nkeys;			/* key columns, as indexes into columns */
+	int			nkeys;			/* record key columns, as indexes into columns */
 	int		   *keys;
+	int			nrowkeys;		/* the table's own unique key (primary key, else
+								 * the unique index chosen): what identifies a
+								 * row; keys, unless message.key.columns
+								 * names other columns for the record key */
+	int		   *rowkeys;
 	char	   *key_prefix;		/* {"schema":...,"payload": or "" */
 	char	   *value_prefix;	/* {"schema":...,"payload": or "" */
 	char	   *source_suffix;	/* ,"schema":"s","table":"t" */

@@ -71,6 +71,8 @@ struct CdcColumn
 	char	   *default_json;	/* rendered default value, or NULL */
 	char	   *fallback_json;	/* value for a NOT NULL column with no value */
 	CdcColumn  *element;		/* CDC_VK_ARRAY: the element's column */
+	const char *mask_json;		/* colmask.c: written for every value, or NULL */
+	const char *value_schema_json;	/* colmask.c: schema_json in values, or NULL */
 };
 
 extern void typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,

@@ -18,7 +18,9 @@
  *	   owner: see reading_role()) and write the high watermark;
  *	4. decoding goes on meanwhile: once it passes the low watermark, any
  *	   change to a key of the chunk drops that key's row from the chunk
- *	   (the change is as new or newer);
+ *	   (the change is as new or newer).  Chunks follow the table's own
+ *	   key; a table whose record key (message.key.columns) lacks a column
+ *	   of it is refused, since a change could not be matched to its row;
  *	5. when decoding reaches the high watermark, the rows left go to
  *	   Kafka as op "r" records with source.snapshot "incremental", in the
  *	   stream's order, then decoding goes on.
@@ -112,6 +114,7 @@
 
 #include "plugin/compat.h"
 #include "plugin/encoder.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "worker/api.h"
 #include "worker/privilege.h"
@@ -372,6 +375,11 @@ typedef struct OpenJob
 	const char *error;
 } OpenJob;
 
+/* Why a table whose record key does not identify its rows is not read. */
+#define RECORD_KEY_NOT_UNIQUE \
+	"the record key (cdc_kafka.message_key_columns) lacks a column of the table's primary key: " \
+	"a change made while a chunk is read could not be matched to its row"
+
 /*
  * Who reads the table for a request, decided again now (the request may
  * be old, the role changed since): the role that asked, if it still exists
@@ -431,6 +439,8 @@ open_job_sql(void *arg)
 		oj->error = "the table was dropped";
 	else if (inc->reader->nkeys == 0)
 		oj->error = "the table has no primary key (nor a unique index on non-null columns) to read it in order by";
+	else if (!inc->reader->record_key_is_unique)
+		oj->error = RECORD_KEY_NOT_UNIQUE;
 }
 
 /* Take up the next request, if there is one.  Returns true if it did. */
@@ -1280,6 +1290,16 @@ check_key(Relation rel, const CdcTableReader *r)
 						   "and drops from a chunk the rows that changed while it was read: "
 						   "both need a unique key whose columns are not null."),
 				 errhint("Add a primary key.  The initial snapshot of a new slot reads tables without one.")));
+	if (!r->record_key_is_unique)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the record key of table \"%s\" does not identify its rows",
+						RelationGetRelationName(rel)),
+				 errdetail("cdc_kafka.message_key_columns keys its records by columns without "
+						   "every column of its primary key, so a change made while a chunk is "
+						   "read could not be matched to the row it changed."),
+				 errhint("Add the primary key's columns to the table's entry in "
+						 "cdc_kafka.message_key_columns.")));
 }
 
 /*
@@ -1352,6 +1372,10 @@ check_table(Relation rel, const char *filter, HTAB *captured, char **resolved)
 				 errhint("Capture it first: SELECT cdc_kafka.add_tables('%s');",
 						 RelationGetRelationName(rel))));
 	options_set_defaults(&opts);
+	/* the record key the worker will use, to refuse one that is no key now */
+	if (settings_message_key_columns[0] != '\0')
+		opts.message_key_columns = keycols_parse("cdc_kafka.message_key_columns",
+												 settings_message_key_columns);
 	r = tablereader_open(RelationGetRelid(rel), st->columns, NULL, NULL, &opts, CurrentMemoryContext);
 	check_key(rel, r);
 	*resolved = filter != NULL ? check_filter(rel, filter) : NULL;

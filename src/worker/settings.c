@@ -31,7 +31,9 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
 #include "plugin/compat.h"
+#include "plugin/keycols.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "plugin/unwrap.h"
@@ -679,6 +681,56 @@ define_snapshot_settings(void)
 							PGC_SIGHUP, GUC_UNIT_MS, check_chunk_timeout, NULL, NULL);
 }
 
+/* ---- record keys, masks and source types (issue 12) ---- */
+
+char	   *settings_message_key_columns = NULL;
+
+/* Empty: unset (Debezium's default); else checked as the plugin checks it. */
+static bool
+check_message_key_columns(char **newval, void **extra, GucSource source)
+{
+	char	   *error = **newval == '\0' ? NULL : keycols_check(*newval);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		return false;
+	}
+	return true;
+}
+
+char	   *settings_column_mask_with_chars = NULL;
+
+static bool
+check_column_mask_with_chars(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_setting_options(*newval, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write <n>:<regex list of schema.table.column> entries separated by \";\", "
+						  "as column.mask.with.<n>.chars=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
+static void
+define_keys_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.column_mask_with_chars",
+							   "Masked columns: <n>:<regex list>;... (column.mask.with.<n>.chars).",
+							   "Empty: none.",
+							   &settings_column_mask_with_chars, "", PGC_SIGHUP, 0,
+							   check_column_mask_with_chars, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.message_key_columns",
+							   "Record key columns per table: <table regex>:<column>,...;... (message.key.columns).",
+							   "Empty: the primary key.",
+							   &settings_message_key_columns, "", PGC_SIGHUP, 0,
+							   check_message_key_columns, NULL, NULL);
+}
+
 void
 settings_define(void)
 {
@@ -686,6 +738,7 @@ settings_define(void)
 	define_format_settings();
 	define_flow_settings();
 	define_snapshot_settings();
+	define_keys_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = hide_refused_properties;

@@ -72,6 +72,8 @@ extern int	settings_snapshot_fetch_size;
 extern int	settings_incremental_chunk_size;
 extern bool settings_snapshot_chunked;
 extern int	settings_snapshot_chunk_timeout_ms;
+extern char *settings_message_key_columns;
+extern char *settings_column_mask_with_chars;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

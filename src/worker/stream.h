@@ -22,7 +22,7 @@
 #include "worker/producer.h"
 #include "worker/status.h"
 
-#define CDC_MAX_STREAM_OPTIONS 32
+#define CDC_MAX_STREAM_OPTIONS 64
 
 typedef struct CdcStream CdcStream;
 

@@ -9,6 +9,8 @@
  * knows which tables a publication captures and with which columns and
  * row filter (tablereader_captured), builds the SELECT of a table in key
  * order, from the start or after a key (tablereader_open, tablereader_sql),
+ * the table's own unique key, not the record key that message.key.columns
+ * may choose (keyset chunks of a key that repeats would skip rows),
  * and turns a row read into an op "r" record framed like the plugin's
  * (tablereader_write_frame, flattened by the unwrap transform when it is
  * on), which the stream produces.
@@ -81,6 +83,27 @@ tablereader_captured(const char *publication)
 	return result;
 }
 
+/*
+ * Whether equal record keys mean the same row: the record key holds every
+ * column of the table's own key (message.key.columns may name others).
+ */
+static bool
+record_key_is_unique(const CdcRelInfo *ri)
+{
+	if (ri->nrowkeys == 0)
+		return false;
+	for (int j = 0; j < ri->nrowkeys; j++)
+	{
+		bool		found = false;
+
+		for (int k = 0; k < ri->nkeys; k++)
+			found |= ri->keys[k] == ri->rowkeys[j];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 /* Set up reading one table (in a transaction); NULL if it is gone. */
 CdcTableReader *
 tablereader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
@@ -112,13 +135,15 @@ tablereader_open(Oid relid, const Bitmapset *columns, const char *rowfilter,
 
 	r->values = palloc(sizeof(Datum) * Max(r->ri->ncolumns, 1));
 	r->nulls = palloc(sizeof(bool) * Max(r->ri->ncolumns, 1));
-	r->nkeys = r->ri->nkeys;
+	/* rows in the order of the table's own key: a record key may repeat */
+	r->nkeys = r->ri->nrowkeys;
+	r->record_key_is_unique = record_key_is_unique(r->ri);
 	r->key_types = palloc(sizeof(Oid) * Max(r->nkeys, 1));
 	r->key_names = palloc(sizeof(char *) * Max(r->nkeys, 1));
 	initStringInfo(&b);
 	for (int k = 0; k < r->nkeys; k++)
 	{
-		CdcColumn  *col = &r->ri->columns[r->ri->keys[k]];
+		CdcColumn  *col = &r->ri->columns[r->ri->rowkeys[k]];
 
 		r->key_types[k] = col->typid;
 		r->key_names[k] = col->name;
@@ -147,14 +172,14 @@ tablereader_row(const CdcTableReader *r, HeapTuple tup, TupleDesc desc, CdcRow *
 	heap_deform_tuple(tup, desc, row->values, row->nulls);
 }
 
-/* The text of the key columns of a result tuple (where to resume). */
+/* The text of the table's key columns of a result tuple (where to resume). */
 char **
 tablereader_key_text(const CdcTableReader *r, HeapTuple tup, TupleDesc desc)
 {
 	char	  **keys = palloc(sizeof(char *) * Max(r->nkeys, 1));
 
 	for (int k = 0; k < r->nkeys; k++)
-		keys[k] = SPI_getvalue(tup, desc, r->ri->keys[k] + 1);
+		keys[k] = SPI_getvalue(tup, desc, r->ri->rowkeys[k] + 1);
 	return keys;
 }
 

@@ -53,10 +53,12 @@ typedef struct CdcTableReader
 	CdcRelInfo *ri;
 	char	   *from;			/* quoted schema.table */
 	char	   *select_list;	/* the columns of ri, in order */
-	char	   *order_by;		/* the key columns, or NULL without a key */
+	char	   *order_by;		/* the table's key columns (ri->rowkeys, not
+								 * the record key), or NULL without a key */
 	char	   *key_row;		/* "(k1, k2)" for comparisons */
 	char	   *where;			/* the row filters, or NULL */
-	int			nkeys;
+	int			nkeys;			/* of the table's key, as key_types, key_names */
+	bool		record_key_is_unique;	/* equal record keys: the same row */
 	Datum	   *values;			/* a row read, in the columns' order */
 	bool	   *nulls;
 	Oid		   *key_types;

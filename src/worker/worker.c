@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
+#include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
@@ -191,7 +192,7 @@ warn_shared_prefix(void)
 static char *
 config_fingerprint(void)
 {
-	return psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+	char	   *base = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
 					settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
 					settings_slot_failover,
 					settings_publication_name, settings_publication_autocreate,
@@ -202,6 +203,19 @@ config_fingerprint(void)
 					settings_money_fraction_digits, settings_extended_headers,
 					settings_kafka_properties, settings_kafka_secrets_file,
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
+
+	/* keys, masks and transforms */
+	base = psprintf("%s|%s|%s", base, settings_message_key_columns,
+					settings_column_mask_with_chars);
+	base = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", base, settings_transforms,
+					settings_unwrap_add_fields, settings_unwrap_add_fields_prefix,
+					settings_unwrap_add_headers, settings_unwrap_add_headers_prefix,
+					settings_unwrap_delete_mode, settings_unwrap_route_by_field,
+					settings_unwrap_drop_fields_header_name,
+					settings_unwrap_drop_fields_from_key,
+					settings_unwrap_drop_fields_keep_schema_compatible,
+					settings_unwrap_replace_null_with_default);
+	return base;
 }
 
 /* ---- what must hold before streaming ------------------------------------------ */
@@ -588,6 +602,21 @@ add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 	cfg->noptions++;
 }
 
+/* cdc_kafka.column_mask_with_chars as the options column_mask_with_<n>_chars. */
+static void
+add_column_masks(CdcStreamConfig *cfg)
+{
+	List	   *names = NIL;
+	List	   *lists = NIL;
+	ListCell   *ln;
+	ListCell   *ll;
+
+	/* checked by the setting's check hook */
+	(void) colmask_setting_options(settings_column_mask_with_chars, &names, &lists);
+	forboth(ln, names, ll, lists)
+		add_option(cfg, lfirst(ln), lfirst(ll));
+}
+
 static const char *
 bool_text(bool b)
 {
@@ -636,6 +665,9 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 			   bool_text(settings_unwrap_drop_fields_keep_schema_compatible));
 	add_option(cfg, "unwrap_replace_null_with_default",
 			   bool_text(settings_unwrap_replace_null_with_default));
+	if (settings_message_key_columns[0] != '\0')
+		add_option(cfg, "message_key_columns", settings_message_key_columns);
+	add_column_masks(cfg);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;

@@ -44,6 +44,7 @@ PLUGIN_PROPERTIES=(
     topic.prefix decimal.handling.mode binary.handling.mode time.precision.mode
     interval.handling.mode hstore.handling.mode tombstones.on.delete skipped.operations
     provide.transaction.metadata unavailable.value.placeholder money.fraction.digits
+    message.key.columns
 )
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
@@ -350,6 +351,8 @@ plugin_query() {
         for p in "${PLUGIN_PROPERTIES[@]}"; do
             [[ $p == "$key" ]] && allowed=1
         done
+        # properties with a number in their name (issue 12)
+        [[ $key =~ ^column\.mask\.with\.[0-9]+\.chars$ ]] && allowed=1
         if [[ $allowed -eq 1 ]]; then
             opts+=("$(sql_quote "${key//./_}")" "$(sql_quote "$value")")
         elif ! [[ $key =~ $DEBEZIUM_ONLY_PATTERN ]]; then

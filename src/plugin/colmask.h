@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * colmask.h
+ *		column.mask.with.<n>.chars: masked column values.
+ *
+ * src/plugin/colmask.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CDC_PLUGIN_COLMASK_H
+#define CDC_PLUGIN_COLMASK_H
+
+#include "nodes/pg_list.h"
+#include "plugin/typemap.h"
+
+/* entries of cdc_kafka.column_mask_with_chars: options are 64 at most */
+#define COLMASK_MAX_SETTING_ENTRIES 16
+
+extern char *colmask_setting_options(const char *value, List **names, List **lists);
+extern List *colmask_parse(List *masks, const char *option, const char *value);
+extern void colmask_apply(const List *masks, CdcColumn *col, const char *schemaname,
+						  const char *relname);
+
+#endif							/* CDC_PLUGIN_COLMASK_H */
