@@ -85,7 +85,8 @@ static const char *const option_names[] = {
 	"hstore_handling_mode", "tombstones_on_delete", "skipped_operations",
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
-	"extended_headers_enabled", "watermark_prefix", NULL
+	"extended_headers_enabled", "watermark_prefix",
+	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix", NULL
 };
 
 /*
@@ -159,6 +160,9 @@ options_set_defaults(CdcOptions *opts)
 	opts->extended_headers = true;
 	new_run_id(opts->run_id);
 	opts->output_format = CDC_OUTPUT_VALUE;
+	opts->topic_delimiter = pstrdup(".");
+	opts->topic_transaction = pstrdup("transaction");
+	opts->topic_heartbeat_prefix = pstrdup("__debezium-heartbeat");
 }
 
 /* The name of value in one of the tables above (its first, unhidden one). */
@@ -298,6 +302,32 @@ parse_topic_prefix(DefElem *elem)
 	return pstrdup(value);
 }
 
+/*
+ * Is value a valid part of a topic name: 1 or more of the characters Kafka
+ * allows, as Debezium's validateTopicName wants of topic.delimiter,
+ * topic.transaction and topic.heartbeat.prefix?
+ */
+bool
+options_valid_topic_part(const char *value)
+{
+	return value[0] != '\0' &&
+		strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789._-") == strlen(value);
+}
+
+static char *
+parse_topic_part(DefElem *elem)
+{
+	const char *value = option_value(elem);
+
+	if (!options_valid_topic_part(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value \"%s\" for option \"%s\"", value, elem->defname),
+				 errhint("Give 1 or more of the characters A-Z, a-z, 0-9, '.', '_' and '-'.")));
+	return pstrdup(value);
+}
+
 static List *
 parse_publication_names(DefElem *elem)
 {
@@ -410,6 +440,12 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->extended_headers = parse_boolean(elem);
 	else if (strcmp(name, "watermark_prefix") == 0)
 		opts->watermark_prefix = pstrdup(option_value(elem));
+	else if (strcmp(name, "topic_delimiter") == 0)
+		opts->topic_delimiter = parse_topic_part(elem);
+	else if (strcmp(name, "topic_transaction") == 0)
+		opts->topic_transaction = parse_topic_part(elem);
+	else if (strcmp(name, "topic_heartbeat_prefix") == 0)
+		opts->topic_heartbeat_prefix = parse_topic_part(elem);
 	else
 		return false;
 	return true;

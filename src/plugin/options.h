@@ -85,6 +85,9 @@ typedef struct CdcOptions
 	char	   *watermark_prefix;	/* messages that are the worker's watermarks */
 	char		run_id[37];		/* this decoding session's runId header */
 	CdcOutputFormat output_format;
+	char	   *topic_delimiter;	/* topic.delimiter: between a topic's parts */
+	char	   *topic_transaction;	/* topic.transaction: <prefix><delim><this> */
+	char	   *topic_heartbeat_prefix; /* <this><delim><prefix>: heartbeats */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */
@@ -98,5 +101,6 @@ extern const char *options_value_name(const struct config_enum_entry *table, int
 extern void options_set_defaults(CdcOptions *opts);
 extern void options_parse(CdcOptions *opts, List *options);
 extern int	options_parse_skipped(const char *value);
+extern bool options_valid_topic_part(const char *value);
 
 #endif							/* CDC_PLUGIN_OPTIONS_H */

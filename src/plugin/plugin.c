@@ -115,8 +115,11 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 											  ALLOCSET_DEFAULT_SIZES);
 	state->txn_cxt = AllocSetContextCreate(ctx->context, "cdc_kafka transaction",
 										   ALLOCSET_DEFAULT_SIZES);
+	/* ".message" whatever topic.delimiter says, as in Debezium */
 	state->message_topic = psprintf("%s.message", state->opts.topic_prefix);
-	state->txn_topic = psprintf("%s.transaction", state->opts.topic_prefix);
+	/* Debezium sanitises neither: their parts are valid topic names */
+	state->txn_topic = psprintf("%s%s%s", state->opts.topic_prefix,
+								state->opts.topic_delimiter, state->opts.topic_transaction);
 	/* Debezium continues from its last commit; ours is the slot's position */
 	state->last_commit_lsn = ctx->slot ? ctx->slot->data.confirmed_flush : 0;
 	state->last_commit_time = GetCurrentTimestamp();

@@ -476,8 +476,9 @@ render_names(CdcRelInfo *ri, Relation rel, const CdcOptions *opts)
 	ri->data_collection = psprintf("%s.%s", ri->schemaname, ri->relname);
 
 	initStringInfo(&buf);
-	textenc_sanitize_topic(&buf, psprintf("%s.%s.%s", opts->topic_prefix,
-										  ri->schemaname, ri->relname));
+	textenc_sanitize_topic(&buf, psprintf("%s%s%s%s%s", opts->topic_prefix,
+										  opts->topic_delimiter, ri->schemaname,
+										  opts->topic_delimiter, ri->relname));
 	ri->topic = buf.data;
 
 	initStringInfo(&buf);

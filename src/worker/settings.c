@@ -70,6 +70,9 @@ int			settings_snapshot_fetch_size = 10240;
 int			settings_incremental_chunk_size = 1024;
 bool		settings_snapshot_chunked = false;
 int			settings_snapshot_chunk_timeout_ms = 60000;
+char	   *settings_topic_delimiter = NULL;
+char	   *settings_topic_transaction = NULL;
+char	   *settings_topic_heartbeat_prefix = NULL;
 
 static const struct config_enum_entry publication_modes[] = {
 	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
@@ -307,6 +310,16 @@ check_topic_prefix(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/* topic.delimiter, topic.transaction, topic.heartbeat.prefix */
+static bool
+check_topic_part(char **newval, void **extra, GucSource source)
+{
+	if (options_valid_topic_part(*newval))
+		return true;
+	GUC_check_errdetail("Give 1 or more of the characters A-Z, a-z, 0-9, '.', '_' and '-'.");
+	return false;
+}
+
 /* Failover slots exist from PostgreSQL 17 on: "on" before that would be a promise not kept. */
 static bool
 check_slot_failover(bool *newval, void **extra, GucSource source)
@@ -532,6 +545,18 @@ define_format_settings(void)
 	DefineCustomBoolVariable("cdc_kafka.extended_headers_enabled",
 							 "Add Debezium's __debezium.context.* headers to change records.",
 							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_delimiter",
+							   "Debezium's topic.delimiter: between the parts of topic names.",
+							   NULL, &settings_topic_delimiter, ".", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_transaction",
+							   "Debezium's topic.transaction: transaction metadata go to <prefix><delimiter><this>.",
+							   NULL, &settings_topic_transaction, "transaction", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_heartbeat_prefix",
+							   "Debezium's topic.heartbeat.prefix: heartbeats go to <this><delimiter><prefix>.",
+							   NULL, &settings_topic_heartbeat_prefix, "__debezium-heartbeat", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
 }
 
 static void

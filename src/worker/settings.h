@@ -61,6 +61,9 @@ extern int	settings_snapshot_fetch_size;
 extern int	settings_incremental_chunk_size;
 extern bool settings_snapshot_chunked;
 extern int	settings_snapshot_chunk_timeout_ms;
+extern char *settings_topic_delimiter;
+extern char *settings_topic_transaction;
+extern char *settings_topic_heartbeat_prefix;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

@@ -190,7 +190,9 @@ warn_shared_prefix(void)
 static char *
 config_fingerprint(void)
 {
-	return psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+	char	   *fp;
+
+	fp = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
 					settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
 					settings_slot_failover,
 					settings_publication_name, settings_publication_autocreate,
@@ -201,6 +203,9 @@ config_fingerprint(void)
 					settings_money_fraction_digits, settings_extended_headers,
 					settings_kafka_properties, settings_kafka_secrets_file,
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
+	fp = psprintf("%s|%s|%s|%s", fp, settings_topic_delimiter,
+				  settings_topic_transaction, settings_topic_heartbeat_prefix);
+	return fp;
 }
 
 /* ---- what must hold before streaming ------------------------------------------ */
@@ -621,6 +626,9 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "money_fraction_digits", psprintf("%d", settings_money_fraction_digits));
 	add_option(cfg, "extended_headers_enabled", bool_text(settings_extended_headers));
 	add_option(cfg, "watermark_prefix", CDC_WATERMARK_PREFIX);
+	add_option(cfg, "topic_delimiter", settings_topic_delimiter);
+	add_option(cfg, "topic_transaction", settings_topic_transaction);
+	add_option(cfg, "topic_heartbeat_prefix", settings_topic_heartbeat_prefix);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
@@ -636,6 +644,8 @@ heartbeat_options(CdcOptions *opts)
 	options_set_defaults(opts);
 	opts->topic_prefix = pstrdup(topic_prefix());
 	opts->schemas = settings_schemas;
+	opts->topic_delimiter = pstrdup(settings_topic_delimiter);
+	opts->topic_heartbeat_prefix = pstrdup(settings_topic_heartbeat_prefix);
 }
 
 static void

@@ -45,6 +45,7 @@ PLUGIN_PROPERTIES=(
     interval.handling.mode hstore.handling.mode tombstones.on.delete skipped.operations
     provide.transaction.metadata unavailable.value.placeholder money.fraction.digits
 )
+PLUGIN_PROPERTIES+=(topic.delimiter topic.transaction topic.heartbeat.prefix)
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
 
