@@ -86,7 +86,8 @@ static const char *const option_names[] = {
 	"provide_transaction_metadata", "unavailable_value_placeholder",
 	"money_fraction_digits", "deterministic", "output_format",
 	"extended_headers_enabled", "watermark_prefix",
-	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix", NULL
+	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
+	"message_prefix_include_list", "message_prefix_exclude_list", NULL
 };
 
 /*
@@ -446,6 +447,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->topic_transaction = parse_topic_part(elem);
 	else if (strcmp(name, "topic_heartbeat_prefix") == 0)
 		opts->topic_heartbeat_prefix = parse_topic_part(elem);
+	else if (strcmp(name, "message_prefix_include_list") == 0)
+		opts->message_prefix_include_list = pstrdup(option_value(elem));
+	else if (strcmp(name, "message_prefix_exclude_list") == 0)
+		opts->message_prefix_exclude_list = pstrdup(option_value(elem));
 	else
 		return false;
 	return true;

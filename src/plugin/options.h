@@ -88,6 +88,8 @@ typedef struct CdcOptions
 	char	   *topic_delimiter;	/* topic.delimiter: between a topic's parts */
 	char	   *topic_transaction;	/* topic.transaction: <prefix><delim><this> */
 	char	   *topic_heartbeat_prefix; /* <this><delim><prefix>: heartbeats */
+	char	   *message_prefix_include_list;	/* NULL: not given */
+	char	   *message_prefix_exclude_list;	/* NULL: not given */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

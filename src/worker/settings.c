@@ -32,6 +32,7 @@
 #include "utils/varlena.h"
 
 #include "plugin/compat.h"
+#include "plugin/msgfilter.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "worker/producer.h"
@@ -73,6 +74,8 @@ int			settings_snapshot_chunk_timeout_ms = 60000;
 char	   *settings_topic_delimiter = NULL;
 char	   *settings_topic_transaction = NULL;
 char	   *settings_topic_heartbeat_prefix = NULL;
+char	   *settings_message_prefix_include_list = NULL;
+char	   *settings_message_prefix_exclude_list = NULL;
 
 static const struct config_enum_entry publication_modes[] = {
 	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
@@ -320,6 +323,24 @@ check_topic_part(char **newval, void **extra, GucSource source)
 	return false;
 }
 
+/*
+ * message.prefix.include.list / exclude.list: regular expressions that
+ * compile.  Both lists set is the plugin's error when the worker starts its
+ * session (a check hook here would see the other list's old value during a
+ * reload that swaps them).
+ */
+static bool
+check_message_prefix_list(char **newval, void **extra, GucSource source)
+{
+	char	   *error = msgfilter_check(*newval);
+
+	if (error == NULL)
+		return true;
+	GUC_check_errdetail("Invalid regular expression %s.", error);
+	GUC_check_errhint("Give a comma-separated list of regular expressions (\"\\,\" for a comma in one).");
+	return false;
+}
+
 /* Failover slots exist from PostgreSQL 17 on: "on" before that would be a promise not kept. */
 static bool
 check_slot_failover(bool *newval, void **extra, GucSource source)
@@ -557,6 +578,14 @@ define_format_settings(void)
 							   "Debezium's topic.heartbeat.prefix: heartbeats go to <this><delimiter><prefix>.",
 							   NULL, &settings_topic_heartbeat_prefix, "__debezium-heartbeat", PGC_SIGHUP, 0,
 							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.message_prefix_include_list",
+							   "Debezium's message.prefix.include.list: regular expressions of the logical decoding messages' prefixes sent.",
+							   NULL, &settings_message_prefix_include_list, "", PGC_SIGHUP, 0,
+							   check_message_prefix_list, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.message_prefix_exclude_list",
+							   "Debezium's message.prefix.exclude.list: regular expressions of the logical decoding messages' prefixes not sent.",
+							   NULL, &settings_message_prefix_exclude_list, "", PGC_SIGHUP, 0,
+							   check_message_prefix_list, NULL, NULL);
 }
 
 static void

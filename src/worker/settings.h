@@ -64,6 +64,8 @@ extern int	settings_snapshot_chunk_timeout_ms;
 extern char *settings_topic_delimiter;
 extern char *settings_topic_transaction;
 extern char *settings_topic_heartbeat_prefix;
+extern char *settings_message_prefix_include_list;
+extern char *settings_message_prefix_exclude_list;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

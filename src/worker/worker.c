@@ -205,6 +205,8 @@ config_fingerprint(void)
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
 	fp = psprintf("%s|%s|%s|%s", fp, settings_topic_delimiter,
 				  settings_topic_transaction, settings_topic_heartbeat_prefix);
+	fp = psprintf("%s|%s|%s", fp, settings_message_prefix_include_list,
+				  settings_message_prefix_exclude_list);
 	return fp;
 }
 
@@ -629,6 +631,8 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "topic_delimiter", settings_topic_delimiter);
 	add_option(cfg, "topic_transaction", settings_topic_transaction);
 	add_option(cfg, "topic_heartbeat_prefix", settings_topic_heartbeat_prefix);
+	add_option(cfg, "message_prefix_include_list", settings_message_prefix_include_list);
+	add_option(cfg, "message_prefix_exclude_list", settings_message_prefix_exclude_list);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;

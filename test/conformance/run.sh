@@ -46,6 +46,7 @@ PLUGIN_PROPERTIES=(
     provide.transaction.metadata unavailable.value.placeholder money.fraction.digits
 )
 PLUGIN_PROPERTIES+=(topic.delimiter topic.transaction topic.heartbeat.prefix)
+PLUGIN_PROPERTIES+=(message.prefix.include.list message.prefix.exclude.list)
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
 

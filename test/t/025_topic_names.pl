@@ -1,5 +1,6 @@
 # 025_topic_names.pl - the worker's topics follow cdc_kafka.topic_delimiter,
-# cdc_kafka.topic_transaction and cdc_kafka.topic_heartbeat_prefix.
+# cdc_kafka.topic_transaction and cdc_kafka.topic_heartbeat_prefix; its
+# messages follow cdc_kafka.message_prefix_exclude_list.
 #
 # The conformance profile "topics" compares the plugin's records with
 # Debezium's; this is the worker's side of it, and the heartbeats, which
@@ -28,11 +29,14 @@ cdc_kafka.topic_transaction = 'txn-meta'
 cdc_kafka.topic_heartbeat_prefix = 'hb'
 cdc_kafka.provide_transaction_metadata = on
 cdc_kafka.heartbeat_interval = '300ms'
+cdc_kafka.message_prefix_exclude_list = 'secret.*'
 });
 
 $node->safe_psql('postgres', 'CREATE TABLE items (id int PRIMARY KEY, v text)');
 $node->safe_psql('postgres', "INSERT INTO items VALUES (1, 'a'), (2, 'b')");
-ok(wait_caught_up($node), 'the worker streamed the inserts');
+$node->safe_psql('postgres', "SELECT pg_logical_emit_message(false, 'Secret-1', 'x')");
+$node->safe_psql('postgres', "SELECT pg_logical_emit_message(false, 'public-1', 'y')");
+ok(wait_caught_up($node), 'the worker streamed the inserts and messages');
 
 ok($kafka->wait_for_records('postgres_public_items', 2, 60),
 	'table records on <prefix>_<schema>_<table>');
@@ -40,6 +44,10 @@ ok($kafka->wait_for_records('postgres_txn-meta', 2, 60),
 	'BEGIN and END on <prefix>_<topic_transaction>');
 ok($kafka->wait_for_records('hb_postgres', 2, 60),
 	'heartbeats on <topic_heartbeat_prefix>_<prefix>');
+my @msgs = map { decode_record($_)->{value_payload}{message}{prefix} }
+  @{ $kafka->consume('postgres.message') };
+is_deeply(\@msgs, ['public-1'],
+	'messages on <prefix>.message, less those cdc_kafka.message_prefix_exclude_list matches');
 my ($rec) = @{ $kafka->consume('postgres_public_items') };
 decode_record($rec);
 is(decode_json($rec->{value})->{schema}{name}, 'postgres_public_items.Envelope',
