@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 
+#include "common/nameadjust.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
@@ -69,6 +70,14 @@ const struct config_enum_entry options_hstore_modes[] = {
 	{NULL, 0, false}
 };
 
+/* schema.name.adjustment.mode and field.name.adjustment.mode */
+const struct config_enum_entry options_name_adjustment_modes[] = {
+	{"none", NAMEADJUST_NONE, false},
+	{"avro", NAMEADJUST_AVRO, false},
+	{"avro_unicode", NAMEADJUST_AVRO_UNICODE, false},
+	{NULL, 0, false}
+};
+
 /* The plugin's own: no setting has it (the worker always asks for binary). */
 static const struct config_enum_entry output_formats[] = {
 	{"value", CDC_OUTPUT_VALUE, false},
@@ -87,7 +96,8 @@ static const char *const option_names[] = {
 	"money_fraction_digits", "deterministic", "output_format",
 	"extended_headers_enabled", "watermark_prefix",
 	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
-	"message_prefix_include_list", "message_prefix_exclude_list", NULL
+	"message_prefix_include_list", "message_prefix_exclude_list",
+	"schema_name_adjustment_mode", "field_name_adjustment_mode", NULL
 };
 
 /*
@@ -164,6 +174,8 @@ options_set_defaults(CdcOptions *opts)
 	opts->topic_delimiter = pstrdup(".");
 	opts->topic_transaction = pstrdup("transaction");
 	opts->topic_heartbeat_prefix = pstrdup("__debezium-heartbeat");
+	opts->schema_name_mode = NAMEADJUST_NONE;
+	opts->field_name_mode = NAMEADJUST_NONE;
 }
 
 /* The name of value in one of the tables above (its first, unhidden one). */
@@ -451,6 +463,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->message_prefix_include_list = pstrdup(option_value(elem));
 	else if (strcmp(name, "message_prefix_exclude_list") == 0)
 		opts->message_prefix_exclude_list = pstrdup(option_value(elem));
+	else if (strcmp(name, "schema_name_adjustment_mode") == 0)
+		opts->schema_name_mode = parse_word(elem, options_name_adjustment_modes);
+	else if (strcmp(name, "field_name_adjustment_mode") == 0)
+		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
 	else
 		return false;
 	return true;

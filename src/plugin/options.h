@@ -90,6 +90,8 @@ typedef struct CdcOptions
 	char	   *topic_heartbeat_prefix; /* <this><delim><prefix>: heartbeats */
 	char	   *message_prefix_include_list;	/* NULL: not given */
 	char	   *message_prefix_exclude_list;	/* NULL: not given */
+	int			schema_name_mode;	/* NameAdjustMode of schema names */
+	int			field_name_mode;	/* NameAdjustMode of field names */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */
@@ -98,6 +100,7 @@ extern const struct config_enum_entry options_binary_modes[];
 extern const struct config_enum_entry options_time_modes[];
 extern const struct config_enum_entry options_interval_modes[];
 extern const struct config_enum_entry options_hstore_modes[];
+extern const struct config_enum_entry options_name_adjustment_modes[];
 
 extern const char *options_value_name(const struct config_enum_entry *table, int value);
 extern void options_set_defaults(CdcOptions *opts);

@@ -76,6 +76,8 @@ char	   *settings_topic_transaction = NULL;
 char	   *settings_topic_heartbeat_prefix = NULL;
 char	   *settings_message_prefix_include_list = NULL;
 char	   *settings_message_prefix_exclude_list = NULL;
+int			settings_schema_name_mode = 0;	/* none */
+int			settings_field_name_mode = 0;	/* none */
 
 static const struct config_enum_entry publication_modes[] = {
 	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
@@ -582,6 +584,14 @@ define_format_settings(void)
 							   "Debezium's message.prefix.include.list: regular expressions of the logical decoding messages' prefixes sent.",
 							   NULL, &settings_message_prefix_include_list, "", PGC_SIGHUP, 0,
 							   check_message_prefix_list, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.schema_name_adjustment_mode",
+							 "Debezium's schema.name.adjustment.mode: none, avro, avro_unicode.", NULL,
+							 &settings_schema_name_mode, 0, options_name_adjustment_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.field_name_adjustment_mode",
+							 "Debezium's field.name.adjustment.mode: none, avro, avro_unicode.", NULL,
+							 &settings_field_name_mode, 0, options_name_adjustment_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.message_prefix_exclude_list",
 							   "Debezium's message.prefix.exclude.list: regular expressions of the logical decoding messages' prefixes not sent.",
 							   NULL, &settings_message_prefix_exclude_list, "", PGC_SIGHUP, 0,

@@ -207,6 +207,7 @@ config_fingerprint(void)
 				  settings_topic_transaction, settings_topic_heartbeat_prefix);
 	fp = psprintf("%s|%s|%s", fp, settings_message_prefix_include_list,
 				  settings_message_prefix_exclude_list);
+	fp = psprintf("%s|%d|%d", fp, settings_schema_name_mode, settings_field_name_mode);
 	return fp;
 }
 
@@ -633,6 +634,10 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	add_option(cfg, "topic_heartbeat_prefix", settings_topic_heartbeat_prefix);
 	add_option(cfg, "message_prefix_include_list", settings_message_prefix_include_list);
 	add_option(cfg, "message_prefix_exclude_list", settings_message_prefix_exclude_list);
+	add_option(cfg, "schema_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
+	add_option(cfg, "field_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;

@@ -1,6 +1,7 @@
 # 025_topic_names.pl - the worker's topics follow cdc_kafka.topic_delimiter,
 # cdc_kafka.topic_transaction and cdc_kafka.topic_heartbeat_prefix; its
-# messages follow cdc_kafka.message_prefix_exclude_list.
+# messages follow cdc_kafka.message_prefix_exclude_list, its field names
+# cdc_kafka.field_name_adjustment_mode.
 #
 # The conformance profile "topics" compares the plugin's records with
 # Debezium's; this is the worker's side of it, and the heartbeats, which
@@ -30,9 +31,10 @@ cdc_kafka.topic_heartbeat_prefix = 'hb'
 cdc_kafka.provide_transaction_metadata = on
 cdc_kafka.heartbeat_interval = '300ms'
 cdc_kafka.message_prefix_exclude_list = 'secret.*'
+cdc_kafka.field_name_adjustment_mode = 'avro_unicode'
 });
 
-$node->safe_psql('postgres', 'CREATE TABLE items (id int PRIMARY KEY, v text)');
+$node->safe_psql('postgres', 'CREATE TABLE items (id int PRIMARY KEY, "v-1" text)');
 $node->safe_psql('postgres', "INSERT INTO items VALUES (1, 'a'), (2, 'b')");
 $node->safe_psql('postgres', "SELECT pg_logical_emit_message(false, 'Secret-1', 'x')");
 $node->safe_psql('postgres', "SELECT pg_logical_emit_message(false, 'public-1', 'y')");
@@ -52,6 +54,8 @@ my ($rec) = @{ $kafka->consume('postgres_public_items') };
 decode_record($rec);
 is(decode_json($rec->{value})->{schema}{name}, 'postgres_public_items.Envelope',
 	'the envelope schema is named after the topic');
+is_deeply($rec->{after}, { id => 1, 'v_u002d1' => 'a' },
+	'field names follow cdc_kafka.field_name_adjustment_mode');
 # read the heartbeats once none are written (kcat chases a topic still written)
 $node->stop;
 my ($hb) = @{ $kafka->consume('hb_postgres') };
