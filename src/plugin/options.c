@@ -25,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 
+#include "common/nameadjust.h"
 #include "plugin/colmask.h"
 #include "plugin/keycols.h"
 #include "plugin/options.h"
@@ -72,6 +73,14 @@ const struct config_enum_entry options_hstore_modes[] = {
 	{NULL, 0, false}
 };
 
+/* schema.name.adjustment.mode and field.name.adjustment.mode */
+const struct config_enum_entry options_name_adjustment_modes[] = {
+	{"none", NAMEADJUST_NONE, false},
+	{"avro", NAMEADJUST_AVRO, false},
+	{"avro_unicode", NAMEADJUST_AVRO_UNICODE, false},
+	{NULL, 0, false}
+};
+
 /* The plugin's own: no setting has it (the worker always asks for binary). */
 static const struct config_enum_entry output_formats[] = {
 	{"value", CDC_OUTPUT_VALUE, false},
@@ -94,7 +103,10 @@ static const char *const option_names[] = {
 	"unwrap_drop_fields_header_name", "unwrap_drop_fields_from_key",
 	"unwrap_drop_fields_keep_schema_compatible", "unwrap_replace_null_with_default",
 	"unwrap_route_by_field",
-	"message_key_columns", "column_mask_with_<n>_chars", NULL
+	"message_key_columns", "column_mask_with_<n>_chars",
+	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
+	"message_prefix_include_list", "message_prefix_exclude_list",
+	"schema_name_adjustment_mode", "field_name_adjustment_mode", NULL
 };
 
 /*
@@ -168,6 +180,11 @@ options_set_defaults(CdcOptions *opts)
 	opts->extended_headers = true;
 	new_run_id(opts->run_id);
 	opts->output_format = CDC_OUTPUT_VALUE;
+	opts->topic_delimiter = pstrdup(".");
+	opts->topic_transaction = pstrdup("transaction");
+	opts->topic_heartbeat_prefix = pstrdup("__debezium-heartbeat");
+	opts->schema_name_mode = NAMEADJUST_NONE;
+	opts->field_name_mode = NAMEADJUST_NONE;
 }
 
 /* The name of value in one of the tables above (its first, unhidden one). */
@@ -307,6 +324,32 @@ parse_topic_prefix(DefElem *elem)
 	return pstrdup(value);
 }
 
+/*
+ * Is value a valid part of a topic name: 1 or more of the characters Kafka
+ * allows, as Debezium's validateTopicName wants of topic.delimiter,
+ * topic.transaction and topic.heartbeat.prefix?
+ */
+bool
+options_valid_topic_part(const char *value)
+{
+	return value[0] != '\0' &&
+		strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789._-") == strlen(value);
+}
+
+static char *
+parse_topic_part(DefElem *elem)
+{
+	const char *value = option_value(elem);
+
+	if (!options_valid_topic_part(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value \"%s\" for option \"%s\"", value, elem->defname),
+				 errhint("Give 1 or more of the characters A-Z, a-z, 0-9, '.', '_' and '-'.")));
+	return pstrdup(value);
+}
+
 static List *
 parse_publication_names(DefElem *elem)
 {
@@ -427,6 +470,20 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->message_key_columns = keycols_parse(name, option_value(elem));
 	else if (strncmp(name, "column_mask_with_", 17) == 0)
 		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
+	else if (strcmp(name, "topic_delimiter") == 0)
+		opts->topic_delimiter = parse_topic_part(elem);
+	else if (strcmp(name, "topic_transaction") == 0)
+		opts->topic_transaction = parse_topic_part(elem);
+	else if (strcmp(name, "topic_heartbeat_prefix") == 0)
+		opts->topic_heartbeat_prefix = parse_topic_part(elem);
+	else if (strcmp(name, "message_prefix_include_list") == 0)
+		opts->message_prefix_include_list = pstrdup(option_value(elem));
+	else if (strcmp(name, "message_prefix_exclude_list") == 0)
+		opts->message_prefix_exclude_list = pstrdup(option_value(elem));
+	else if (strcmp(name, "schema_name_adjustment_mode") == 0)
+		opts->schema_name_mode = parse_word(elem, options_name_adjustment_modes);
+	else if (strcmp(name, "field_name_adjustment_mode") == 0)
+		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
 	else
 		return false;
 	return true;

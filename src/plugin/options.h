@@ -88,6 +88,13 @@ typedef struct CdcOptions
 	struct CdcUnwrap *unwrap;	/* unwrap transform (unwrap.c); NULL: off */
 	List	   *message_key_columns;	/* keycols.c rules; NIL: primary keys */
 	List	   *column_masks;	/* colmask.c rules, in the order given */
+	char	   *topic_delimiter;	/* topic.delimiter: between a topic's parts */
+	char	   *topic_transaction;	/* topic.transaction: <prefix><delim><this> */
+	char	   *topic_heartbeat_prefix; /* <this><delim><prefix>: heartbeats */
+	char	   *message_prefix_include_list;	/* NULL: not given */
+	char	   *message_prefix_exclude_list;	/* NULL: not given */
+	int			schema_name_mode;	/* NameAdjustMode of schema names */
+	int			field_name_mode;	/* NameAdjustMode of field names */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */
@@ -96,10 +103,12 @@ extern const struct config_enum_entry options_binary_modes[];
 extern const struct config_enum_entry options_time_modes[];
 extern const struct config_enum_entry options_interval_modes[];
 extern const struct config_enum_entry options_hstore_modes[];
+extern const struct config_enum_entry options_name_adjustment_modes[];
 
 extern const char *options_value_name(const struct config_enum_entry *table, int value);
 extern void options_set_defaults(CdcOptions *opts);
 extern void options_parse(CdcOptions *opts, List *options);
 extern int	options_parse_skipped(const char *value);
+extern bool options_valid_topic_part(const char *value);
 
 #endif							/* CDC_PLUGIN_OPTIONS_H */

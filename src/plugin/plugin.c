@@ -40,6 +40,7 @@
 
 #include "plugin/compat.h"
 #include "plugin/encoder.h"
+#include "plugin/msgfilter.h"
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/pubfilter.h"
@@ -58,6 +59,7 @@ typedef struct CdcPluginState
 	TimestampTz last_commit_time;
 	char	   *message_topic;
 	char	   *txn_topic;
+	CdcMsgFilter *msgfilter;	/* which messages are sent */
 } CdcPluginState;
 
 /* What the error context callback reports about the change being encoded. */
@@ -116,12 +118,17 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 											  ALLOCSET_DEFAULT_SIZES);
 	state->txn_cxt = AllocSetContextCreate(ctx->context, "cdc_kafka transaction",
 										   ALLOCSET_DEFAULT_SIZES);
+	/* ".message" whatever topic.delimiter says, as in Debezium */
 	state->message_topic = psprintf("%s.message", state->opts.topic_prefix);
-	state->txn_topic = psprintf("%s.transaction", state->opts.topic_prefix);
+	/* Debezium sanitises neither: their parts are valid topic names */
+	state->txn_topic = psprintf("%s%s%s", state->opts.topic_prefix,
+								state->opts.topic_delimiter, state->opts.topic_transaction);
 	/* Debezium continues from its last commit; ours is the slot's position */
 	state->last_commit_lsn = ctx->slot ? ctx->slot->data.confirmed_flush : 0;
 	state->last_commit_time = GetCurrentTimestamp();
 	relinfo_cache_init(ctx->context, &state->opts);
+	state->msgfilter = msgfilter_create(state->opts.message_prefix_include_list,
+										state->opts.message_prefix_exclude_list);
 	MemoryContextSwitchTo(oldcxt);
 
 	ctx->output_plugin_private = state;
@@ -610,6 +617,30 @@ standalone_state(CdcPluginState *state)
 	return ts;
 }
 
+/*
+ * A message the prefix lists leave out: Debezium filters it after the
+ * bookkeeping, so a standalone one still counts as a commit (the worker may
+ * confirm past it) and a transactional one still has its transaction sent
+ * (BEGIN and END, however many events are left).
+ */
+static void
+message_filtered(LogicalDecodingContext *ctx, CdcPluginState *state,
+				 ReorderBufferTXN *txn, bool transactional, XLogRecPtr lsn)
+{
+	if (transactional)
+	{
+		txn_published(ctx, txn->output_plugin_private, lsn);
+		return;
+	}
+	state->last_commit_lsn = lsn;
+	if (state->opts.output_format == CDC_OUTPUT_BINARY)
+	{
+		OutputPluginPrepareWrite(ctx, true);
+		recout_commit_marker(ctx->out, lsn + 1, state->last_commit_time);
+		OutputPluginWrite(ctx, true);
+	}
+}
+
 static void
 plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr lsn,
 			   bool transactional, const char *prefix, Size sz, const char *message)
@@ -630,6 +661,13 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 		return;
 	}
 	oldcxt = MemoryContextSwitchTo(state->change_cxt);
+	if (!msgfilter_included(state->msgfilter, prefix))
+	{
+		message_filtered(ctx, state, txn, transactional, lsn);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(state->change_cxt);
+		return;
+	}
 	ts = transactional ? txn->output_plugin_private : standalone_state(state);
 
 	if (transactional)

@@ -38,6 +38,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "common/nameadjust.h"
 #include "plugin/colmask.h"
 #include "plugin/envelope.h"
 #include "plugin/keycols.h"
@@ -433,8 +434,24 @@ choose_message_keys(CdcRelInfo *ri, const CdcOptions *opts)
 
 /* ---- rendered schemas ------------------------------------------------------- */
 
+/*
+ * The name of one of the table's schemas, <topic><suffix>, under
+ * schema.name.adjustment.mode (the topic is ASCII already).
+ */
 static void
-append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field)
+append_schema_name(StringInfo buf, const CdcRelInfo *ri, const char *suffix,
+				   const CdcOptions *opts)
+{
+	char	   *name = psprintf("%s%s", ri->topic, suffix);
+	char	   *adjusted = palloc(NAMEADJUST_MAX_LEN(strlen(name)));
+
+	nameadjust_apply(name, opts->schema_name_mode, false, adjusted);
+	textenc_append_json(buf, adjusted, strlen(adjusted));
+}
+
+static void
+append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field,
+				  const CdcOptions *opts)
 {
 	appendStringInfoString(buf, "{\"type\":\"struct\",\"fields\":[");
 	for (int i = 0; i < ri->ncolumns; i++)
@@ -448,8 +465,7 @@ append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field)
 		typemap_write_field_schema(buf, &col, true);
 	}
 	appendStringInfo(buf, "],\"optional\":true,\"name\":");
-	textenc_append_json(buf, psprintf("%s.Value", ri->topic),
-							   strlen(ri->topic) + 6);
+	append_schema_name(buf, ri, ".Value", opts);
 	appendStringInfo(buf, ",\"field\":\"%s\"}", field);
 }
 
@@ -469,8 +485,7 @@ render_key_prefix(CdcRelInfo *ri, const CdcOptions *opts)
 			typemap_write_field_schema(&buf, &ri->columns[ri->keys[i]], true);
 		}
 		appendStringInfoString(&buf, "],\"optional\":false,\"name\":");
-		textenc_append_json(&buf, psprintf("%s.Key", ri->topic),
-								   strlen(ri->topic) + 4);
+		append_schema_name(&buf, ri, ".Key", opts);
 		appendStringInfoString(&buf, "},\"payload\":");
 	}
 	ri->key_prefix = buf.data;
@@ -486,14 +501,13 @@ render_value_prefix(CdcRelInfo *ri, const CdcOptions *opts)
 	if (opts->schemas)
 	{
 		appendStringInfoString(&buf, "{\"schema\":{\"type\":\"struct\",\"fields\":[");
-		append_row_schema(&buf, ri, "before");
+		append_row_schema(&buf, ri, "before", opts);
 		appendStringInfoChar(&buf, ',');
-		append_row_schema(&buf, ri, "after");
+		append_row_schema(&buf, ri, "after", opts);
 		appendStringInfoChar(&buf, ',');
 		appendStringInfoString(&buf, CDC_ENVELOPE_TAIL_SCHEMA);
 		appendStringInfoString(&buf, "],\"optional\":false,\"name\":");
-		textenc_append_json(&buf, psprintf("%s.Envelope", ri->topic),
-								   strlen(ri->topic) + 9);
+		append_schema_name(&buf, ri, ".Envelope", opts);
 		appendStringInfoString(&buf, ",\"version\":2},\"payload\":");
 	}
 	ri->value_prefix = buf.data;
@@ -510,8 +524,9 @@ render_names(CdcRelInfo *ri, Relation rel, const CdcOptions *opts)
 	ri->data_collection = psprintf("%s.%s", ri->schemaname, ri->relname);
 
 	initStringInfo(&buf);
-	textenc_sanitize_topic(&buf, psprintf("%s.%s.%s", opts->topic_prefix,
-										  ri->schemaname, ri->relname));
+	textenc_sanitize_topic(&buf, psprintf("%s%s%s%s%s", opts->topic_prefix,
+										  opts->topic_delimiter, ri->schemaname,
+										  opts->topic_delimiter, ri->relname));
 	ri->topic = buf.data;
 
 	initStringInfo(&buf);

@@ -54,6 +54,7 @@
 #include "common/hstoretext.h"
 #include "common/jsonout.h"
 #include "common/temporal.h"
+#include "common/nameadjust.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
@@ -319,6 +320,24 @@ array_kind(CdcColumn *col, const CdcOptions *opts)
 }
 
 /*
+ * A column's field name under field.name.adjustment.mode.  An adjusted name
+ * is ASCII, so it is written like a name in the server's encoding.
+ */
+static char *
+field_name(const char *name, const CdcOptions *opts)
+{
+	char	   *utf8;
+	char	   *out;
+
+	if (opts->field_name_mode == NAMEADJUST_NONE)
+		return pstrdup(name);
+	utf8 = textenc_name_utf8(name);
+	out = palloc(NAMEADJUST_MAX_LEN(strlen(utf8)));
+	nameadjust_apply(utf8, opts->field_name_mode, true, out);
+	return out;
+}
+
+/*
  * Set up col for a column of type typid/typmod: its kind, the data needed
  * to write values, and its rendered field schema.
  */
@@ -332,8 +351,9 @@ typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 	StringInfoData buf;
 
 	col->name = pstrdup(name);
+	col->field_name = field_name(name, opts);
 	initStringInfo(&buf);
-	textenc_append_json(&buf, name, strlen(name));
+	textenc_append_json(&buf, col->field_name, strlen(col->field_name));
 	appendStringInfoChar(&buf, ':');
 	col->name_json = buf.data;
 	col->name_json_len = buf.len;
@@ -606,7 +626,7 @@ typemap_write_field_schema(StringInfo buf, const CdcColumn *col, bool with_defau
 		appendStringInfoString(buf, col->default_json);
 	}
 	appendStringInfoString(buf, ",\"field\":");
-	textenc_append_json(buf, col->name, strlen(col->name));
+	textenc_append_json(buf, col->field_name, strlen(col->field_name));
 	appendStringInfoChar(buf, '}');
 }
 

@@ -52,7 +52,8 @@ typedef struct CdcColumn CdcColumn;
 struct CdcColumn
 {
 	char	   *name;
-	char	   *name_json;		/* "name": as it precedes the value */
+	char	   *field_name;		/* name after field.name.adjustment.mode */
+	char	   *name_json;		/* "field_name": as it precedes the value */
 	int			name_json_len;
 	AttrNumber	attnum;			/* 1-based position in publish_relid's tuple */
 	Oid			typid;			/* declared type (may be a domain) */

@@ -34,6 +34,7 @@
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/keycols.h"
+#include "plugin/msgfilter.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "plugin/unwrap.h"
@@ -84,6 +85,13 @@ int			settings_snapshot_fetch_size = 10240;
 int			settings_incremental_chunk_size = 1024;
 bool		settings_snapshot_chunked = false;
 int			settings_snapshot_chunk_timeout_ms = 60000;
+char	   *settings_topic_delimiter = NULL;
+char	   *settings_topic_transaction = NULL;
+char	   *settings_topic_heartbeat_prefix = NULL;
+char	   *settings_message_prefix_include_list = NULL;
+char	   *settings_message_prefix_exclude_list = NULL;
+int			settings_schema_name_mode = 0;	/* none */
+int			settings_field_name_mode = 0;	/* none */
 
 static const struct config_enum_entry publication_modes[] = {
 	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
@@ -319,6 +327,34 @@ check_topic_prefix(char **newval, void **extra, GucSource source)
 		return false;
 	}
 	return true;
+}
+
+/* topic.delimiter, topic.transaction, topic.heartbeat.prefix */
+static bool
+check_topic_part(char **newval, void **extra, GucSource source)
+{
+	if (options_valid_topic_part(*newval))
+		return true;
+	GUC_check_errdetail("Give 1 or more of the characters A-Z, a-z, 0-9, '.', '_' and '-'.");
+	return false;
+}
+
+/*
+ * message.prefix.include.list / exclude.list: regular expressions that
+ * compile.  Both lists set is the plugin's error when the worker starts its
+ * session (a check hook here would see the other list's old value during a
+ * reload that swaps them).
+ */
+static bool
+check_message_prefix_list(char **newval, void **extra, GucSource source)
+{
+	char	   *error = msgfilter_check(*newval);
+
+	if (error == NULL)
+		return true;
+	GUC_check_errdetail("Invalid regular expression %s.", error);
+	GUC_check_errhint("Give a comma-separated list of regular expressions (\"\\,\" for a comma in one).");
+	return false;
 }
 
 /* Failover slots exist from PostgreSQL 17 on: "on" before that would be a promise not kept. */
@@ -617,6 +653,34 @@ define_format_settings(void)
 							 "Add Debezium's __debezium.context.* headers to change records.",
 							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	define_unwrap_settings();
+	DefineCustomStringVariable("cdc_kafka.topic_delimiter",
+							   "Debezium's topic.delimiter: between the parts of topic names.",
+							   NULL, &settings_topic_delimiter, ".", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_transaction",
+							   "Debezium's topic.transaction: transaction metadata go to <prefix><delimiter><this>.",
+							   NULL, &settings_topic_transaction, "transaction", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.topic_heartbeat_prefix",
+							   "Debezium's topic.heartbeat.prefix: heartbeats go to <this><delimiter><prefix>.",
+							   NULL, &settings_topic_heartbeat_prefix, "__debezium-heartbeat", PGC_SIGHUP, 0,
+							   check_topic_part, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.message_prefix_include_list",
+							   "Debezium's message.prefix.include.list: regular expressions of the logical decoding messages' prefixes sent.",
+							   NULL, &settings_message_prefix_include_list, "", PGC_SIGHUP, 0,
+							   check_message_prefix_list, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.schema_name_adjustment_mode",
+							 "Debezium's schema.name.adjustment.mode: none, avro, avro_unicode.", NULL,
+							 &settings_schema_name_mode, 0, options_name_adjustment_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.field_name_adjustment_mode",
+							 "Debezium's field.name.adjustment.mode: none, avro, avro_unicode.", NULL,
+							 &settings_field_name_mode, 0, options_name_adjustment_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.message_prefix_exclude_list",
+							   "Debezium's message.prefix.exclude.list: regular expressions of the logical decoding messages' prefixes not sent.",
+							   NULL, &settings_message_prefix_exclude_list, "", PGC_SIGHUP, 0,
+							   check_message_prefix_list, NULL, NULL);
 }
 
 static void

@@ -74,6 +74,13 @@ extern bool settings_snapshot_chunked;
 extern int	settings_snapshot_chunk_timeout_ms;
 extern char *settings_message_key_columns;
 extern char *settings_column_mask_with_chars;
+extern char *settings_topic_delimiter;
+extern char *settings_topic_transaction;
+extern char *settings_topic_heartbeat_prefix;
+extern char *settings_message_prefix_include_list;
+extern char *settings_message_prefix_exclude_list;
+extern int	settings_schema_name_mode;
+extern int	settings_field_name_mode;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

@@ -849,7 +849,8 @@ stream_heartbeat(CdcStream *s, const CdcOptions *opts)
 	StringInfoData key;
 	StringInfoData value;
 	CdcOutRecord rec = {0};
-	char	   *topic = psprintf("__debezium-heartbeat.%s", opts->topic_prefix);
+	char	   *topic = psprintf("%s%s%s", opts->topic_heartbeat_prefix,
+									 opts->topic_delimiter, opts->topic_prefix);
 
 	initStringInfo(&key);
 	initStringInfo(&value);

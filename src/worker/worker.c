@@ -192,8 +192,10 @@ warn_shared_prefix(void)
 static char *
 config_fingerprint(void)
 {
-	char	   *base = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
-					settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
+	char	   *fp;
+
+	fp = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
+				  settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
 					settings_slot_failover,
 					settings_publication_name, settings_publication_autocreate,
 					settings_table_include_list, settings_schemas, settings_decimal_mode,
@@ -203,11 +205,15 @@ config_fingerprint(void)
 					settings_money_fraction_digits, settings_extended_headers,
 					settings_kafka_properties, settings_kafka_secrets_file,
 					settings_max_inflight_kb, settings_heartbeat_interval_ms);
-
+	fp = psprintf("%s|%s|%s|%s", fp, settings_topic_delimiter,
+				  settings_topic_transaction, settings_topic_heartbeat_prefix);
+	fp = psprintf("%s|%s|%s", fp, settings_message_prefix_include_list,
+				  settings_message_prefix_exclude_list);
+	fp = psprintf("%s|%d|%d", fp, settings_schema_name_mode, settings_field_name_mode);
 	/* keys, masks and transforms */
-	base = psprintf("%s|%s|%s", base, settings_message_key_columns,
-					settings_column_mask_with_chars);
-	base = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", base, settings_transforms,
+	fp = psprintf("%s|%s|%s", fp, settings_message_key_columns,
+				  settings_column_mask_with_chars);
+	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", fp, settings_transforms,
 					settings_unwrap_add_fields, settings_unwrap_add_fields_prefix,
 					settings_unwrap_add_headers, settings_unwrap_add_headers_prefix,
 					settings_unwrap_delete_mode, settings_unwrap_route_by_field,
@@ -215,7 +221,7 @@ config_fingerprint(void)
 					settings_unwrap_drop_fields_from_key,
 					settings_unwrap_drop_fields_keep_schema_compatible,
 					settings_unwrap_replace_null_with_default);
-	return base;
+	return fp;
 }
 
 /* ---- what must hold before streaming ------------------------------------------ */
@@ -668,6 +674,15 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	if (settings_message_key_columns[0] != '\0')
 		add_option(cfg, "message_key_columns", settings_message_key_columns);
 	add_column_masks(cfg);
+	add_option(cfg, "topic_delimiter", settings_topic_delimiter);
+	add_option(cfg, "topic_transaction", settings_topic_transaction);
+	add_option(cfg, "topic_heartbeat_prefix", settings_topic_heartbeat_prefix);
+	add_option(cfg, "message_prefix_include_list", settings_message_prefix_include_list);
+	add_option(cfg, "message_prefix_exclude_list", settings_message_prefix_exclude_list);
+	add_option(cfg, "schema_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
+	add_option(cfg, "field_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
@@ -683,6 +698,8 @@ heartbeat_options(CdcOptions *opts)
 	options_set_defaults(opts);
 	opts->topic_prefix = pstrdup(topic_prefix());
 	opts->schemas = settings_schemas;
+	opts->topic_delimiter = pstrdup(settings_topic_delimiter);
+	opts->topic_heartbeat_prefix = pstrdup(settings_topic_heartbeat_prefix);
 }
 
 static void

@@ -46,6 +46,9 @@ PLUGIN_PROPERTIES=(
     provide.transaction.metadata unavailable.value.placeholder money.fraction.digits
     message.key.columns
 )
+PLUGIN_PROPERTIES+=(topic.delimiter topic.transaction topic.heartbeat.prefix)
+PLUGIN_PROPERTIES+=(message.prefix.include.list message.prefix.exclude.list)
+PLUGIN_PROPERTIES+=(schema.name.adjustment.mode field.name.adjustment.mode)
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
 
@@ -191,8 +194,8 @@ start_server() {
         echo "port = $PORT"
         echo "unix_socket_directories = '$TMPDIR_CLUSTER'"
         echo "wal_level = logical"
-        echo "max_replication_slots = 20"
-        echo "max_wal_senders = 20"
+        echo "max_replication_slots = 40"
+        echo "max_wal_senders = 40"
         echo "shared_preload_libraries = ''"
         echo "fsync = off"
         if server_supports output_plugin_libraries; then
