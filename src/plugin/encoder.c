@@ -381,15 +381,36 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 	error_context_stack = err.cb.previous;
 }
 
-/* The record key of a change: the key columns of row (caller checks nkeys). */
+static void write_key(StringInfo buf, const CdcRelInfo *ri, const char *prefix, int prefix_len,
+					  const char *extra, const CdcRow *row, const CdcOptions *opts);
+
+/*
+ * The record key of a change: the key columns of row (caller checks nkeys),
+ * then the route transform's field.
+ */
 void
 encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 				  const CdcOptions *opts)
 {
+	write_key(buf, ri, ri->key_prefix, ri->key_prefix_len, ri->route_key_field, row, opts);
+}
+
+/* A key header's value (__debezium.oldkey): the key as the route transform found it. */
+void
+encoder_write_header_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+						 const CdcOptions *opts)
+{
+	write_key(buf, ri, ri->header_key_prefix, ri->header_key_prefix_len, NULL, row, opts);
+}
+
+static void
+write_key(StringInfo buf, const CdcRelInfo *ri, const char *prefix, int prefix_len,
+		  const char *extra, const CdcRow *row, const CdcOptions *opts)
+{
 	ColumnErrorInfo err;
 
 	column_error_push(&err, ri);
-	appendBinaryStringInfo(buf, ri->key_prefix, ri->key_prefix_len);
+	appendBinaryStringInfo(buf, prefix, prefix_len);
 	appendStringInfoChar(buf, '{');
 	for (int k = 0; k < ri->nkeys; k++)
 	{
@@ -401,6 +422,8 @@ encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
+	if (extra != NULL)
+		appendStringInfoString(buf, extra);
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');

@@ -71,6 +71,8 @@ typedef enum CdcOp
 
 extern void encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 							  const CdcOptions *opts);
+extern void encoder_write_header_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+									 const CdcOptions *opts);
 extern void encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 									   const CdcRow *before, const CdcRow *after,
 									   CdcTxnState *txn, uint64 lsn,

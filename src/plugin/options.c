@@ -31,6 +31,7 @@
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
+#include "plugin/route.h"
 #include "plugin/unwrap.h"
 
 /*
@@ -106,7 +107,10 @@ static const char *const option_names[] = {
 	"message_key_columns", "column_mask_with_<n>_chars",
 	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
 	"message_prefix_include_list", "message_prefix_exclude_list",
-	"schema_name_adjustment_mode", "field_name_adjustment_mode", NULL
+	"schema_name_adjustment_mode", "field_name_adjustment_mode",
+	"route_topic_regex", "route_topic_replacement", "route_key_field_name",
+	"route_key_field_regex", "route_key_field_replacement", "route_key_enforce_uniqueness",
+	"route_schema_name_adjustment_mode", NULL
 };
 
 /*
@@ -463,7 +467,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	else if (strcmp(name, "watermark_prefix") == 0)
 		opts->watermark_prefix = pstrdup(option_value(elem));
 	else if (strcmp(name, "transforms") == 0)
+	{
 		unwrap_parse_transforms(opts, option_value(elem));
+		route_parse_transforms(opts, option_value(elem));
+	}
 	else if (strncmp(name, "unwrap_", 7) == 0)
 		return unwrap_parse_option(opts, name, option_value(elem));
 	else if (strcmp(name, "message_key_columns") == 0)
@@ -484,6 +491,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->schema_name_mode = parse_word(elem, options_name_adjustment_modes);
 	else if (strcmp(name, "field_name_adjustment_mode") == 0)
 		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
+	else if (strncmp(name, "route_", 6) == 0)
+		return route_parse_option(opts, name, option_value(elem));
 	else
 		return false;
 	return true;
@@ -517,4 +526,5 @@ options_parse(CdcOptions *opts, List *options)
 					 errhint("Valid options are: %s.", option_list())));
 	}
 	unwrap_finish(opts);
+	route_finish(opts);
 }

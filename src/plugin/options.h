@@ -95,6 +95,7 @@ typedef struct CdcOptions
 	char	   *message_prefix_exclude_list;	/* NULL: not given */
 	int			schema_name_mode;	/* NameAdjustMode of schema names */
 	int			field_name_mode;	/* NameAdjustMode of field names */
+	struct CdcRoute *route;		/* route transform (route.c); NULL: off */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

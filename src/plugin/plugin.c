@@ -413,7 +413,7 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *
 	if (rec->header != NULL && recout_wants_key(&ro))
 	{
 		recout_header_begin(&ro, rec->header);
-		encoder_write_key(ctx->out, rec->ri, rec->header_key, opts);
+		encoder_write_header_key(ctx->out, rec->ri, rec->header_key, opts);
 		recout_header_end(&ro);
 	}
 	if (opts->extended_headers && recout_wants_key(&ro))

@@ -48,6 +48,7 @@
 #include "plugin/textenc.h"
 #include "plugin/typedefault.h"
 #include "plugin/typemap.h"
+#include "plugin/route.h"
 #include "plugin/unwrap.h"
 
 static HTAB *relinfo_cache = NULL;
@@ -442,10 +443,13 @@ static void
 append_schema_name(StringInfo buf, const CdcRelInfo *ri, const char *suffix,
 				   const CdcOptions *opts)
 {
+	bool		routed = ri->topic != ri->table_topic;
 	char	   *name = psprintf("%s%s", ri->topic, suffix);
 	char	   *adjusted = palloc(NAMEADJUST_MAX_LEN(strlen(name)));
 
-	nameadjust_apply(name, opts->schema_name_mode, false, adjusted);
+	/* the route transform names its schemas by its own adjustment mode */
+	nameadjust_apply(name, routed ? ri->route_schema_name_mode : opts->schema_name_mode,
+					 false, adjusted);
 	textenc_append_json(buf, adjusted, strlen(adjusted));
 }
 
@@ -469,8 +473,8 @@ append_row_schema(StringInfo buf, const CdcRelInfo *ri, const char *field,
 	appendStringInfo(buf, ",\"field\":\"%s\"}", field);
 }
 
-static void
-render_key_prefix(CdcRelInfo *ri, const CdcOptions *opts)
+static char *
+key_prefix(const CdcRelInfo *ri, const char *extra, int *len, const CdcOptions *opts)
 {
 	StringInfoData buf;
 
@@ -484,12 +488,33 @@ render_key_prefix(CdcRelInfo *ri, const CdcOptions *opts)
 				appendStringInfoChar(&buf, ',');
 			typemap_write_field_schema(&buf, &ri->columns[ri->keys[i]], true);
 		}
-		appendStringInfoString(&buf, "],\"optional\":false,\"name\":");
+		appendStringInfo(&buf, "%s],\"optional\":false,\"name\":", extra);
 		append_schema_name(&buf, ri, ".Key", opts);
 		appendStringInfoString(&buf, "},\"payload\":");
 	}
-	ri->key_prefix = buf.data;
-	ri->key_prefix_len = buf.len;
+	*len = buf.len;
+	return buf.data;
+}
+
+/*
+ * The record key's schema, and the key headers' (__debezium.oldkey), which
+ * the route transform leaves as they were.
+ */
+static void
+render_key_prefix(CdcRelInfo *ri, const CdcOptions *opts)
+{
+	ri->key_prefix = key_prefix(ri, ri->route_key_schema ? ri->route_key_schema : "",
+								&ri->key_prefix_len, opts);
+	ri->header_key_prefix = ri->key_prefix;
+	ri->header_key_prefix_len = ri->key_prefix_len;
+	if (ri->topic != ri->table_topic)
+	{
+		char	   *topic = ri->topic;
+
+		ri->topic = ri->table_topic;
+		ri->header_key_prefix = key_prefix(ri, "", &ri->header_key_prefix_len, opts);
+		ri->topic = topic;
+	}
 }
 
 static void
@@ -528,6 +553,8 @@ render_names(CdcRelInfo *ri, Relation rel, const CdcOptions *opts)
 										  opts->topic_delimiter, ri->schemaname,
 										  opts->topic_delimiter, ri->relname));
 	ri->topic = buf.data;
+	ri->table_topic = ri->topic;
+	ri->flat_topic = ri->topic;
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, ",\"schema\":");
@@ -543,6 +570,7 @@ static void
 build_shape(CdcRelInfo *ri, Relation rel, const Bitmapset *only, const CdcOptions *opts)
 {
 	render_names(ri, rel, opts);
+	route_apply(ri, opts);
 	build_columns(ri, rel, only, opts);
 	build_keys(ri, rel);
 	keep_row_keys(ri);

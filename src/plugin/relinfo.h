@@ -30,7 +30,13 @@ typedef struct CdcRelInfo
 	const AttrMap *attrmap;		/* publish_relid's attnos to relid's; NULL: same */
 	char	   *schemaname;
 	char	   *relname;
-	char	   *topic;			/* sanitised <prefix>.<schema>.<table> */
+	char	   *topic;			/* sanitised <prefix>.<schema>.<table>, or
+								 * where the route transform sends it */
+	char	   *table_topic;	/* <prefix>.<schema>.<table>, not rerouted */
+	char	   *flat_topic;		/* names unwrap's value schema (route.c) */
+	int			route_schema_name_mode; /* route.c: adjusts rerouted names */
+	char	   *route_key_field;	/* route.c: ,"field":"id" ending the key, or NULL */
+	char	   *route_key_schema;	/* route.c: that field's schema, or NULL */
 	char	   *data_collection;	/* <schema>.<table>, for transaction metadata */
 	int			ncolumns;		/* value columns (published, in order) */
 	CdcColumn  *columns;
@@ -42,6 +48,8 @@ typedef struct CdcRelInfo
 								 * names other columns for the record key */
 	int		   *rowkeys;
 	char	   *key_prefix;		/* {"schema":...,"payload": or "" */
+	char	   *header_key_prefix;	/* the same, not rerouted: key headers */
+	int			header_key_prefix_len;
 	char	   *value_prefix;	/* {"schema":...,"payload": or "" */
 	char	   *source_suffix;	/* ,"schema":"s","table":"t" */
 	int			key_prefix_len;

@@ -141,9 +141,9 @@ unwrap_check_transforms(const char *value)
 	{
 		const char *name = lfirst(lc);
 
-		if (strcmp(name, "outbox") == 0 || strcmp(name, "route") == 0)
-			return psprintf("Transform \"%s\" is not supported yet; only \"unwrap\" is.", name);
-		if (strcmp(name, "unwrap") != 0)
+		if (strcmp(name, "outbox") == 0)
+			return psprintf("Transform \"%s\" is not supported yet; only \"unwrap\" and \"route\" are.", name);
+		if (strcmp(name, "unwrap") != 0 && strcmp(name, "route") != 0)
 			return psprintf("Unknown transform \"%s\": transforms are unwrap, outbox and route.",
 							name);
 	}
@@ -309,11 +309,15 @@ unwrap_parse_transforms(CdcOptions *opts, const char *value)
 	const char *err = unwrap_check_transforms(value);
 	char	   *copy = pstrdup(value);
 	List	   *names;
+	ListCell   *lc;
 
 	if (err != NULL)
 		bad_value("transforms", value, err);
 	SplitIdentifierString(copy, ',', &names);
-	get_unwrap(opts)->enabled = list_length(names) > 0;
+	get_unwrap(opts)->enabled = false;
+	foreach(lc, names)
+		if (strcmp(lfirst(lc), "unwrap") == 0)
+			get_unwrap(opts)->enabled = true;
 }
 
 static const EnvelopeField *
@@ -426,7 +430,7 @@ unwrap_finish(CdcOptions *opts)
 static void
 append_struct_schema(StringInfo buf, const CdcRelInfo *ri, const char *extra, bool optional)
 {
-	char	   *name = psprintf("%s.Value", ri->topic);
+	char	   *name = psprintf("%s.Value", ri->flat_topic);
 
 	appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":[");
 	for (int i = 0; i < ri->ncolumns; i++)

@@ -37,6 +37,7 @@
 #include "plugin/msgfilter.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
+#include "plugin/route.h"
 #include "plugin/unwrap.h"
 #include "worker/producer.h"
 #include "worker/settings.h"
@@ -73,6 +74,13 @@ char	   *settings_unwrap_drop_fields_header_name = NULL;
 bool		settings_unwrap_drop_fields_from_key = false;
 bool		settings_unwrap_drop_fields_keep_schema_compatible = true;
 bool		settings_unwrap_replace_null_with_default = true;
+char	   *settings_route_topic_regex = NULL;
+char	   *settings_route_topic_replacement = NULL;
+char	   *settings_route_key_field_name = NULL;
+char	   *settings_route_key_field_regex = NULL;
+char	   *settings_route_key_field_replacement = NULL;
+bool		settings_route_key_enforce_uniqueness = true;
+int			settings_route_schema_name_mode = 0;
 char	   *settings_kafka_properties = NULL;
 char	   *settings_kafka_secrets_file = NULL;
 int			settings_max_inflight_kb = 65536;
@@ -469,7 +477,7 @@ static void
 define_unwrap_settings(void)
 {
 	DefineCustomStringVariable("cdc_kafka.transforms",
-							   "Transforms applied to change records, in order (unwrap).",
+							   "Transforms applied to change records, in order (unwrap, route).",
 							   NULL, &settings_transforms, "", PGC_SIGHUP, 0,
 							   check_transforms, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.unwrap_add_fields",
@@ -511,6 +519,60 @@ define_unwrap_settings(void)
 	DefineCustomBoolVariable("cdc_kafka.unwrap_replace_null_with_default",
 							 "ExtractNewRecordState replace.null.with.default.", NULL,
 							 &settings_unwrap_replace_null_with_default, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+static bool
+check_route_regex(char **newval, void **extra, GucSource source)
+{
+	const char *err = route_check_regex(*newval);
+
+	if (err != NULL)
+		GUC_check_errdetail("%s", err);
+	return err == NULL;
+}
+
+static bool
+check_route_replacement(char **newval, void **extra, GucSource source)
+{
+	const char *err = route_check_replacement(*newval);
+
+	if (err != NULL)
+		GUC_check_errdetail("%s", err);
+	return err == NULL;
+}
+
+/* the route transform's properties (route.c) */
+static void
+define_route_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.route_topic_regex",
+							   "ByLogicalTableRouter topic.regex.", NULL,
+							   &settings_route_topic_regex, "", PGC_SIGHUP, 0,
+							   check_route_regex, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.route_topic_replacement",
+							   "ByLogicalTableRouter topic.replacement.", NULL,
+							   &settings_route_topic_replacement, "", PGC_SIGHUP, 0,
+							   check_route_replacement, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.route_key_field_name",
+							   "ByLogicalTableRouter key.field.name.", NULL,
+							   &settings_route_key_field_name, ROUTE_DEFAULT_KEY_FIELD,
+							   PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.route_key_field_regex",
+							   "ByLogicalTableRouter key.field.regex.", NULL,
+							   &settings_route_key_field_regex, "", PGC_SIGHUP, 0,
+							   check_route_regex, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.route_key_field_replacement",
+							   "ByLogicalTableRouter key.field.replacement.", NULL,
+							   &settings_route_key_field_replacement, "", PGC_SIGHUP, 0,
+							   check_route_replacement, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.route_key_enforce_uniqueness",
+							 "ByLogicalTableRouter key.enforce.uniqueness.", NULL,
+							 &settings_route_key_enforce_uniqueness, true, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.route_schema_name_adjustment_mode",
+							 "ByLogicalTableRouter schema.name.adjustment.mode.", NULL,
+							 &settings_route_schema_name_mode, 0, options_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
@@ -653,6 +715,7 @@ define_format_settings(void)
 							 "Add Debezium's __debezium.context.* headers to change records.",
 							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	define_unwrap_settings();
+	define_route_settings();
 	DefineCustomStringVariable("cdc_kafka.topic_delimiter",
 							   "Debezium's topic.delimiter: between the parts of topic names.",
 							   NULL, &settings_topic_delimiter, ".", PGC_SIGHUP, 0,

@@ -221,6 +221,10 @@ config_fingerprint(void)
 					settings_unwrap_drop_fields_from_key,
 					settings_unwrap_drop_fields_keep_schema_compatible,
 					settings_unwrap_replace_null_with_default);
+	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%d", fp, settings_route_topic_regex,
+				  settings_route_topic_replacement, settings_route_key_field_name,
+				  settings_route_key_field_regex, settings_route_key_field_replacement,
+				  settings_route_key_enforce_uniqueness, settings_route_schema_name_mode);
 	return fp;
 }
 
@@ -671,6 +675,16 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 			   bool_text(settings_unwrap_drop_fields_keep_schema_compatible));
 	add_option(cfg, "unwrap_replace_null_with_default",
 			   bool_text(settings_unwrap_replace_null_with_default));
+	add_option(cfg, "route_topic_regex", settings_route_topic_regex);
+	add_option(cfg, "route_topic_replacement", settings_route_topic_replacement);
+	add_option(cfg, "route_key_field_name", settings_route_key_field_name);
+	add_option(cfg, "route_key_field_regex", settings_route_key_field_regex);
+	add_option(cfg, "route_key_field_replacement", settings_route_key_field_replacement);
+	add_option(cfg, "route_key_enforce_uniqueness",
+			   bool_text(settings_route_key_enforce_uniqueness));
+	add_option(cfg, "route_schema_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes,
+								  settings_route_schema_name_mode));
 	if (settings_message_key_columns[0] != '\0')
 		add_option(cfg, "message_key_columns", settings_message_key_columns);
 	add_column_masks(cfg);

@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * route.c
+ *		The "route" transform: Debezium's ByLogicalTableRouter, applied to a
+ *		relation's topic and schemas when they are rendered.
+ *
+ * Debezium's transform, as seen from its consumers: a record whose topic
+ * matches topic.regex as a whole goes to the topic topic.replacement makes
+ * of it (an empty result: left alone).  Its key, when it has one, gets the
+ * schema name <new topic>.Key and, with key.enforce.uniqueness, a last
+ * required string field key.field.name holding the old topic (or what
+ * key.field.regex / key.field.replacement make of it).  A change event's
+ * envelope is renamed <new topic>.Envelope and its before/after schemas
+ * <new topic>.Value; any other value (a tombstone, a value unwrap has
+ * already flattened) is left as it is.  The new names are adjusted by the
+ * transform's own schema.name.adjustment.mode.  The topic a relation's
+ * changes go to is the same for all of them, so it is all decided here,
+ * once per relation: relinfo.c renders the key and value schemas under the
+ * new names and encoder.c appends the key field.
+ *
+ * Regexes are matched with PostgreSQL's engine (advanced regular
+ * expressions), anchored as ^(?:regex)$, case-sensitively as Java's
+ * Pattern is by default; the constructs colregex.c lists agree with
+ * Java's.  Replacements follow Java's Matcher.replaceFirst: "$n" is group
+ * n (more digits are taken while they name a group), "\x" is x, a group
+ * that took part in no match adds nothing.  Named groups ("${name}") are
+ * not supported.  Where a regex can match in several ways, the groups may
+ * differ from Java's (the engines choose differently, not by backtracking
+ * order).
+ *
+ * src/plugin/route.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_collation.h"
+#include "mb/pg_wchar.h"
+#include "regex/regex.h"
+#include "utils/builtins.h"
+#include "utils/varlena.h"
+
+#include "common/nameadjust.h"
+#include "plugin/route.h"
+#include "plugin/textenc.h"
+
+/* ---- regexes and replacements ------------------------------------------------ */
+
+typedef struct RouteRegex
+{
+	regex_t		re;
+	pg_wchar   *wide;			/* the subject, while matching */
+} RouteRegex;
+
+/* Compile ^(?:pattern)$; NULL if it compiles, else the engine's message. */
+static char *
+compile(const char *pattern, regex_t *re)
+{
+	char	   *full = psprintf("^(?:%s)$", pattern);
+	int			len = strlen(full);
+	pg_wchar   *wide = palloc((len + 1) * sizeof(pg_wchar));
+	int			wlen = pg_mb2wchar_with_len(full, wide, len);
+	int			rc = pg_regcomp(re, wide, wlen, REG_ADVANCED, C_COLLATION_OID);
+	char		msg[256];
+
+	pfree(wide);
+	pfree(full);
+	if (rc == REG_OKAY)
+		return NULL;
+	pg_regerror(rc, re, msg, sizeof(msg));
+	return pstrdup(msg);
+}
+
+/* topic.regex, key.field.regex: NULL if value compiles, else why not. */
+const char *
+route_check_regex(const char *value)
+{
+	regex_t		re;
+	char	   *err = compile(value, &re);
+
+	if (err != NULL)
+		return psprintf("The regular expression is invalid: %s.", err);
+	pg_regfree(&re);
+	return NULL;
+}
+
+/*
+ * Walk a replacement as Java's Matcher.appendReplacement does; with nsub
+ * >= 0, append the expansion to out (groups from pmatch over wide).
+ * Returns NULL, or what is wrong with the replacement.
+ */
+static const char *
+expand(const char *repl, int nsub, const regmatch_t *pmatch, const pg_wchar *wide,
+	   StringInfo out)
+{
+	for (const char *p = repl; *p != '\0'; p++)
+	{
+		int			group;
+
+		if (*p == '\\')
+		{
+			if (*++p == '\0')
+				return "A \"\\\" at the end escapes nothing.";
+			if (out != NULL)
+				appendStringInfoChar(out, *p);
+			continue;
+		}
+		if (*p != '$')
+		{
+			if (out != NULL)
+				appendStringInfoChar(out, *p);
+			continue;
+		}
+		p++;
+		if (*p == '{')
+			return "Named group references (\"${name}\") are not supported.";
+		if (*p < '0' || *p > '9')
+			return "\"$\" must be followed by a group number; write \"\\$\" for a dollar sign.";
+		group = *p - '0';
+		/* further digits belong to the number while it names a group */
+		while (nsub >= 0 && p[1] >= '0' && p[1] <= '9' && group * 10 + (p[1] - '0') <= nsub)
+			group = group * 10 + (*++p - '0');
+		if (nsub < 0)
+		{
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+			continue;
+		}
+		if (group > nsub)
+			return psprintf("The regular expression has no group %d.", group);
+		if (out != NULL && pmatch[group].rm_so >= 0)
+		{
+			int			n = pmatch[group].rm_eo - pmatch[group].rm_so;
+			char	   *mb = palloc(n * MAX_MULTIBYTE_CHAR_LEN + 1);
+			int			len = pg_wchar2mb_with_len(wide + pmatch[group].rm_so, mb, n);
+
+			appendBinaryStringInfo(out, mb, len);
+		}
+	}
+	return NULL;
+}
+
+/* topic.replacement, key.field.replacement: NULL if well formed, else why not. */
+const char *
+route_check_replacement(const char *value)
+{
+	return expand(value, -1, NULL, NULL, NULL);
+}
+
+/*
+ * What replacement makes of subject if regex matches all of it, else
+ * NULL.  The group numbers were checked by route_finish.
+ */
+static char *
+replace(const char *regex, const char *replacement, const char *subject)
+{
+	regex_t		re;
+	int			len = strlen(subject);
+	pg_wchar   *wide = palloc((len + 1) * sizeof(pg_wchar));
+	int			wlen = pg_mb2wchar_with_len(subject, wide, len);
+	regmatch_t *pmatch;
+	StringInfoData out;
+	int			rc;
+
+	compile(regex, &re);
+	pmatch = palloc((re.re_nsub + 1) * sizeof(regmatch_t));
+	rc = pg_regexec(&re, wide, wlen, 0, NULL, re.re_nsub + 1, pmatch, 0);
+	if (rc != REG_OKAY)
+	{
+		pg_regfree(&re);
+		return NULL;
+	}
+	initStringInfo(&out);
+	expand(replacement, re.re_nsub, pmatch, wide, &out);
+	pg_regfree(&re);
+	return out.data;
+}
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static CdcRoute *
+get_route(CdcOptions *opts)
+{
+	CdcRoute   *r = opts->route;
+
+	if (r != NULL)
+		return r;
+	r = palloc0(sizeof(CdcRoute));
+	r->topic_regex = "";
+	r->topic_replacement = "";
+	r->key_field_name = ROUTE_DEFAULT_KEY_FIELD;
+	r->key_field_regex = "";
+	r->key_field_replacement = "";
+	r->key_enforce_uniqueness = true;
+	r->schema_name_mode = NAMEADJUST_NONE;
+	opts->route = r;
+	return r;
+}
+
+static void
+bad_value(const char *name, const char *value, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value \"%s\" for option \"%s\"", value, name),
+			 errhint("%s", hint)));
+}
+
+static char *
+parse_checked(const char *name, const char *value, const char *(*check) (const char *))
+{
+	const char *err = check(value);
+
+	if (err != NULL)
+		bad_value(name, value, err);
+	return pstrdup(value);
+}
+
+/* Apply one route_* option; false if the name is not one. */
+bool
+route_parse_option(CdcOptions *opts, const char *name, const char *value)
+{
+	CdcRoute   *r = get_route(opts);
+
+	if (strcmp(name, "route_topic_regex") == 0)
+		r->topic_regex = parse_checked(name, value, route_check_regex);
+	else if (strcmp(name, "route_topic_replacement") == 0)
+		r->topic_replacement = parse_checked(name, value, route_check_replacement);
+	else if (strcmp(name, "route_key_field_name") == 0)
+		r->key_field_name = pstrdup(value);
+	else if (strcmp(name, "route_key_field_regex") == 0)
+		r->key_field_regex = parse_checked(name, value, route_check_regex);
+	else if (strcmp(name, "route_key_field_replacement") == 0)
+		r->key_field_replacement = parse_checked(name, value, route_check_replacement);
+	else if (strcmp(name, "route_key_enforce_uniqueness") == 0)
+	{
+		if (!parse_bool(value, &r->key_enforce_uniqueness))
+			bad_value(name, value, "Use a boolean: true, false, on, off, 1 or 0.");
+	}
+	else if (strcmp(name, "route_schema_name_adjustment_mode") == 0)
+	{
+		if (pg_strcasecmp(value, "none") == 0)
+			r->schema_name_mode = NAMEADJUST_NONE;
+		else if (pg_strcasecmp(value, "avro") == 0)
+			r->schema_name_mode = NAMEADJUST_AVRO;
+		else if (pg_strcasecmp(value, "avro_unicode") == 0)
+			r->schema_name_mode = NAMEADJUST_AVRO_UNICODE;
+		else
+			bad_value(name, value, "Allowed values are: none, avro, avro_unicode.");
+	}
+	else
+		return false;
+	return true;
+}
+
+/* transforms (checked by unwrap.c): is route in it, and before unwrap? */
+void
+route_parse_transforms(CdcOptions *opts, const char *value)
+{
+	char	   *copy = pstrdup(value);
+	CdcRoute   *r = get_route(opts);
+	List	   *names;
+	ListCell   *lc;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		return;
+	r->enabled = false;
+	r->before_unwrap = true;
+	foreach(lc, names)
+	{
+		if (strcmp(lfirst(lc), "route") == 0)
+			r->enabled = true;
+		else if (strcmp(lfirst(lc), "unwrap") == 0 && !r->enabled)
+			r->before_unwrap = false;
+	}
+}
+
+static int
+group_count(const char *regex)
+{
+	regex_t		re;
+	int			n;
+
+	compile(regex, &re);
+	n = re.re_nsub;
+	pg_regfree(&re);
+	return n;
+}
+
+static void
+check_groups(const char *name, const char *replacement, const char *regex)
+{
+	const char *err = expand(replacement, group_count(regex), NULL, NULL, NULL);
+
+	if (err != NULL)
+		bad_value(name, replacement, err);
+}
+
+/* After all options: the properties Debezium requires, and the group numbers. */
+void
+route_finish(CdcOptions *opts)
+{
+	CdcRoute   *r = opts->route;
+
+	if (r == NULL || !r->enabled)
+	{
+		opts->route = NULL;
+		return;
+	}
+	if (r->topic_regex[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"route_topic_regex\" is required by the route transform")));
+	check_groups("route_topic_replacement", r->topic_replacement, r->topic_regex);
+	if (r->key_field_regex[0] != '\0')
+	{
+		if (r->key_field_replacement[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option \"route_key_field_replacement\" must be non-empty if \"route_key_field_regex\" is set")));
+		check_groups("route_key_field_replacement", r->key_field_replacement,
+					 r->key_field_regex);
+	}
+}
+
+/* ---- relations ---------------------------------------------------------------- */
+
+/*
+ * Reroute ri if its topic matches: ri->topic becomes the new topic (the
+ * old one stays in ri->table_topic), and with key.enforce.uniqueness
+ * ri->route_key_field / route_key_schema hold the added key field.
+ */
+void
+route_apply(CdcRelInfo *ri, const CdcOptions *opts)
+{
+	const CdcRoute *r = opts->route;
+	char	   *topic;
+	const char *id = ri->topic;
+	StringInfoData buf;
+
+	if (r == NULL)
+		return;
+	topic = replace(r->topic_regex, r->topic_replacement, ri->topic);
+	if (topic == NULL || topic[0] == '\0')
+		return;
+	ri->topic = topic;
+	ri->route_schema_name_mode = r->schema_name_mode;
+	if (r->before_unwrap)
+		ri->flat_topic = topic;
+	if (!r->key_enforce_uniqueness)
+		return;
+	if (r->key_field_regex[0] != '\0')
+	{
+		char	   *replaced = replace(r->key_field_regex, r->key_field_replacement,
+									   ri->table_topic);
+
+		if (replaced != NULL)
+			id = replaced;
+	}
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, ',');
+	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
+	appendStringInfoChar(&buf, ':');
+	textenc_append_json(&buf, id, strlen(id));
+	ri->route_key_field = buf.data;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, ",{\"type\":\"string\",\"optional\":false,\"field\":");
+	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
+	appendStringInfoChar(&buf, '}');
+	ri->route_key_schema = buf.data;
+}
