@@ -1,4 +1,4 @@
-# 026_route.pl - cdc_kafka.transforms = 'route' (Debezium's
+# 028_route.pl - cdc_kafka.transforms = 'route' (Debezium's
 # ByLogicalTableRouter) in the worker, against a real Kafka.
 #
 #  * Two tables rerouted to one topic: an initial snapshot's rows, inserts,
@@ -8,7 +8,7 @@
 #  * Keys are named <new topic>.Key, envelopes <new topic>.Envelope with
 #    before/after <new topic>.Value; tombstones keep a null value.
 #
-# test/t/026_route.pl
+# test/t/028_route.pl
 
 use strict;
 use warnings;
