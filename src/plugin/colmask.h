@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * colmask.h
- *		column.mask.with.<n>.chars: masked column values.
+ *		column.mask.with.<n>.chars and column.truncate.to.<n>.chars.
  *
  * src/plugin/colmask.h
  *
@@ -16,9 +16,12 @@
 /* entries of cdc_kafka.column_mask_with_chars: options are 64 at most */
 #define COLMASK_MAX_SETTING_ENTRIES 16
 
-extern char *colmask_setting_options(const char *value, List **names, List **lists);
+extern char *colmask_setting_options(const char *value, bool truncate, List **names,
+									 List **lists);
 extern List *colmask_parse(List *masks, const char *option, const char *value);
 extern void colmask_apply(const List *masks, CdcColumn *col, const char *schemaname,
 						  const char *relname);
+extern void colmask_append_value(StringInfo buf, const CdcColumn *col, const char *json,
+								 int len, const CdcOptions *opts);
 
 #endif							/* CDC_PLUGIN_COLMASK_H */

@@ -768,7 +768,7 @@ char	   *settings_column_mask_with_chars = NULL;
 static bool
 check_column_mask_with_chars(char **newval, void **extra, GucSource source)
 {
-	char	   *error = colmask_setting_options(*newval, NULL, NULL);
+	char	   *error = colmask_setting_options(*newval, false, NULL, NULL);
 
 	if (error != NULL)
 	{
@@ -780,9 +780,31 @@ check_column_mask_with_chars(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+char	   *settings_column_truncate_to_chars = NULL;
+
+static bool
+check_column_truncate_to_chars(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_setting_options(*newval, true, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write <n>:<regex list of schema.table.column> entries separated by \";\", "
+						  "as column.truncate.to.<n>.chars=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomStringVariable("cdc_kafka.column_truncate_to_chars",
+							   "Truncated columns: <n>:<regex list>;... (column.truncate.to.<n>.chars).",
+							   "Empty: none.",
+							   &settings_column_truncate_to_chars, "", PGC_SIGHUP, 0,
+							   check_column_truncate_to_chars, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.column_mask_with_chars",
 							   "Masked columns: <n>:<regex list>;... (column.mask.with.<n>.chars).",
 							   "Empty: none.",

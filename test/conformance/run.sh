@@ -356,6 +356,7 @@ plugin_query() {
         done
         # properties with a number in their name (issue 12)
         [[ $key =~ ^column\.mask\.with\.[0-9]+\.chars$ ]] && allowed=1
+        [[ $key =~ ^column\.truncate\.to\.[0-9]+\.chars$ ]] && allowed=1
         if [[ $allowed -eq 1 ]]; then
             opts+=("$(sql_quote "${key//./_}")" "$(sql_quote "$value")")
         elif ! [[ $key =~ $DEBEZIUM_ONLY_PATTERN ]]; then
