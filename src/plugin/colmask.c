@@ -1,18 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * colmask.c
- *		column.mask.with.<n>.chars: masked column values.
+ *		Debezium's column mappers: column.mask.with.<n>.chars,
+ *		column.truncate.to.<n>.chars, column.mask.hash.*.
  *
- * The option column_mask_with_<n>_chars (n in the name, as in Debezium's
- * property) takes a regex list (colregex.c) of "schema.table.column".  A
+ * Each option takes a regex list (colregex.c) of "schema.table.column".
+ *
+ * column_mask_with_<n>_chars (n in the name, as in Debezium's property): a
  * matching column's schema gets the parameter masked=true whatever its
  * type; its values, when Debezium's JDBC type for it is a character type
  * (text, varchar, char(n), "char", name), become n asterisks, null and
  * unchanged TOASTed values included, as Debezium's MaskStrings converter
- * replaces whatever it is given.  Keys keep the columns' own values and
- * schemas (Debezium's column mappers shape values only).  The first option given that matches a
- * column applies.  The worker's setting cdc_kafka.column_mask_with_chars
- * lists the options as "<n>:<regex list>; ..." (colmask_setting_options).
+ * replaces whatever it is given.
+ *
+ * column_truncate_to_<n>_chars: a matching column whose source length
+ * (pgjdbc's precision, else display size; source_length) is unknown or
+ * above n gets the parameter truncateLength=n; its values that are Java
+ * Strings in Debezium (JSON strings other than bytes, bits and precise
+ * decimals) are cut to n UTF-16 units, bytea values written as bytes to n
+ * bytes.
+ *
+ * column_mask_hash_[v2_]<algorithm>_with_salt_<salt> (colhash.c): masked=true
+ * as masks, and character values replaced by their hash, cut to the
+ * column's length.
+ *
+ * Keys keep the columns' own values and schemas (Debezium's column mappers
+ * shape values only), and a null written as the schema's default is not
+ * mapped (JsonConverter puts the default in after the mapper).  Debezium's
+ * ColumnMappers try every truncation rule, then every mask, then the v1
+ * hashes, then the v2 ones; the first rule that matches a column is the
+ * only one applied to it (among rules of one kind, the first option given).
+ * The worker's settings cdc_kafka.column_mask_with_chars and
+ * cdc_kafka.column_truncate_to_chars list the options as
+ * "<n>:<regex list>; ..." (colmask_setting_options).
  *
  * src/plugin/colmask.c
  *
@@ -26,6 +46,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
 
+#include "plugin/colhash.h"
 #include "plugin/colmask.h"
 #include "plugin/colregex.h"
 #include "plugin/textenc.h"
@@ -35,6 +56,8 @@ typedef enum ColMaskKind
 {
 	COLMASK_TRUNCATE,
 	COLMASK_MASK,
+	COLMASK_HASH,
+	COLMASK_HASH_V2,
 	COLMASK_NKINDS
 } ColMaskKind;
 
@@ -44,6 +67,7 @@ struct ColMask
 	List	   *patterns;
 	int			chars;			/* n of the option's name */
 	char	   *mask_json;		/* COLMASK_MASK: "***" as JSON */
+	ColHash    *hash;			/* COLMASK_HASH, COLMASK_HASH_V2 */
 };
 
 #define MASK_PREFIX "column_mask_with_"
@@ -64,9 +88,9 @@ java_trim_copy(const char *s)
 }
 
 /*
- * If option is column_mask_with_<n>_chars or column_truncate_to_<n>_chars,
- * its rule appended to masks; masks unchanged (the same pointer) if the
- * name is neither.
+ * If option is column_mask_with_<n>_chars, column_truncate_to_<n>_chars or
+ * column_mask_hash_[v2_]<algorithm>_with_salt_<salt>, its rule appended to
+ * masks; masks unchanged (the same pointer) if the name is none of them.
  */
 List *
 colmask_parse(List *masks, const char *option, const char *value)
@@ -79,6 +103,14 @@ colmask_parse(List *masks, const char *option, const char *value)
 	long		n;
 	ColMask    *mask;
 
+	if (strncmp(option, COLHASH_PREFIX, strlen(COLHASH_PREFIX)) == 0)
+	{
+		mask = palloc0(sizeof(ColMask));
+		mask->hash = colhash_parse(option);
+		mask->kind = colhash_is_v2(mask->hash) ? COLMASK_HASH_V2 : COLMASK_HASH;
+		mask->patterns = colregex_compile(option, value);
+		return lappend(masks, mask);
+	}
 	if (strncmp(option, MASK_PREFIX, strlen(MASK_PREFIX)) == 0)
 		kind = COLMASK_MASK, prefix = MASK_PREFIX;
 	else if (strncmp(option, TRUNCATE_PREFIX, strlen(TRUNCATE_PREFIX)) == 0)
@@ -318,6 +350,12 @@ apply_rule(const ColMask *mask, CdcColumn *col)
 			if (is_character_type(col->typid))
 				col->mask_json = mask->mask_json;
 			break;
+		case COLMASK_HASH:
+		case COLMASK_HASH_V2:
+			add_parameter(col, "masked", "true");
+			if (is_character_type(col->typid))
+				col->mapper = mask;
+			break;
 		case COLMASK_NKINDS:
 			break;
 	}
@@ -493,6 +531,24 @@ append_truncated(StringInfo buf, const CdcColumn *col, const char *json, int len
 	pfree(text.data);
 }
 
+/* MaskStrings' HashValueConverter, then cut to the column's length. */
+static void
+append_hashed(StringInfo buf, const CdcColumn *col, const char *json, int len)
+{
+	StringInfoData text;
+	int			length = source_length(col);
+
+	if (len < 2 || json[0] != '"')
+	{
+		appendBinaryStringInfo(buf, json, len);
+		return;
+	}
+	initStringInfo(&text);
+	json_string_decode(&text, json, len);
+	colhash_append(buf, col->mapper->hash, text.data, text.len, Max(length, 0));
+	pfree(text.data);
+}
+
 /* A value of a column with a mapper (col->mapper), written as json by the type map. */
 void
 colmask_append_value(StringInfo buf, const CdcColumn *col, const char *json, int len,
@@ -502,6 +558,10 @@ colmask_append_value(StringInfo buf, const CdcColumn *col, const char *json, int
 	{
 		case COLMASK_TRUNCATE:
 			append_truncated(buf, col, json, len, opts);
+			break;
+		case COLMASK_HASH:
+		case COLMASK_HASH_V2:
+			append_hashed(buf, col, json, len);
 			break;
 		default:
 			appendBinaryStringInfo(buf, json, len);

@@ -107,7 +107,7 @@ static const char *const option_names[] = {
 	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
 	"message_prefix_include_list", "message_prefix_exclude_list",
 	"schema_name_adjustment_mode", "field_name_adjustment_mode",
-	"column_truncate_to_<n>_chars", NULL
+	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>", NULL
 };
 
 /*
@@ -470,7 +470,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	else if (strcmp(name, "message_key_columns") == 0)
 		opts->message_key_columns = keycols_parse(name, option_value(elem));
 	else if (strncmp(name, "column_mask_with_", 17) == 0 ||
-			 strncmp(name, "column_truncate_to_", 19) == 0)
+			 strncmp(name, "column_truncate_to_", 19) == 0 ||
+			 strncmp(name, "column_mask_hash_", 17) == 0)
 		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
 	else if (strcmp(name, "topic_delimiter") == 0)
 		opts->topic_delimiter = parse_topic_part(elem);

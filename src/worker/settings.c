@@ -31,6 +31,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
+#include "plugin/colhash.h"
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/keycols.h"
@@ -797,9 +798,31 @@ check_column_truncate_to_chars(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+char	   *settings_column_mask_hash = NULL;
+
+static bool
+check_column_mask_hash(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colhash_setting_options(*newval, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write [v2:]<algorithm>:<salt>:<regex list of schema.table.column> entries "
+						  "separated by \";\", as column.mask.hash.[v2.]<algorithm>.with.salt.<salt>=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomStringVariable("cdc_kafka.column_mask_hash",
+							   "Hashed columns: [v2:]<algorithm>:<salt>:<regex list>;... (column.mask.hash.*).",
+							   "Empty: none.",
+							   &settings_column_mask_hash, "", PGC_SIGHUP, 0,
+							   check_column_mask_hash, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.column_truncate_to_chars",
 							   "Truncated columns: <n>:<regex list>;... (column.truncate.to.<n>.chars).",
 							   "Empty: none.",

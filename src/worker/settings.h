@@ -75,6 +75,7 @@ extern int	settings_snapshot_chunk_timeout_ms;
 extern char *settings_message_key_columns;
 extern char *settings_column_mask_with_chars;
 extern char *settings_column_truncate_to_chars;
+extern char *settings_column_mask_hash;
 extern char *settings_topic_delimiter;
 extern char *settings_topic_transaction;
 extern char *settings_topic_heartbeat_prefix;

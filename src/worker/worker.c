@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
+#include "plugin/colhash.h"
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
@@ -213,7 +214,7 @@ config_fingerprint(void)
 	/* keys, masks and transforms */
 	fp = psprintf("%s|%s|%s", fp, settings_message_key_columns,
 				  settings_column_mask_with_chars);
-	fp = psprintf("%s|%s", fp, settings_column_truncate_to_chars);
+	fp = psprintf("%s|%s|%s", fp, settings_column_truncate_to_chars, settings_column_mask_hash);
 	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", fp, settings_transforms,
 					settings_unwrap_add_fields, settings_unwrap_add_fields_prefix,
 					settings_unwrap_add_headers, settings_unwrap_add_headers_prefix,
@@ -610,8 +611,9 @@ add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 }
 
 /*
- * cdc_kafka.column_mask_with_chars and column_truncate_to_chars as the
- * options column_mask_with_<n>_chars and column_truncate_to_<n>_chars.
+ * cdc_kafka.column_mask_with_chars, column_truncate_to_chars and
+ * column_mask_hash as the options column_mask_with_<n>_chars,
+ * column_truncate_to_<n>_chars and column_mask_hash_*.
  */
 static void
 add_column_masks(CdcStreamConfig *cfg)
@@ -624,6 +626,7 @@ add_column_masks(CdcStreamConfig *cfg)
 	/* checked by the setting's check hook */
 	(void) colmask_setting_options(settings_column_truncate_to_chars, true, &names, &lists);
 	(void) colmask_setting_options(settings_column_mask_with_chars, false, &names, &lists);
+	(void) colhash_setting_options(settings_column_mask_hash, &names, &lists);
 	forboth(ln, names, ll, lists)
 		add_option(cfg, lfirst(ln), lfirst(ll));
 }

@@ -349,6 +349,10 @@ plugin_query() {
         if [[ $key == converter.schemas.enable ]]; then
             opts+=("'schemas'" "$(sql_quote "$value")"); continue
         fi
+        # column.mask.hash.[v2.]<algorithm>.with.salt.<salt> (issue 12): SHA-256 -> SHA_256
+        if [[ $key =~ ^column\.mask\.hash\. ]]; then
+            opts+=("$(sql_quote "${key//[.-]/_}")" "$(sql_quote "$value")"); continue
+        fi
         allowed=0
         local p
         for p in "${PLUGIN_PROPERTIES[@]}"; do
