@@ -20,6 +20,10 @@
  * decimals) are cut to n UTF-16 units, bytea values written as bytes to n
  * bytes.
  *
+ * column_propagate_source_type, datatype_propagate_source_type (a regex
+ * list of "schema.table.typname"): the schema parameters
+ * __debezium.source.column.type, .length, .scale, .name.
+ *
  * column_mask_hash_[v2_]<algorithm>_with_salt_<salt> (colhash.c): masked=true
  * as masks, and character values replaced by their hash, cut to the
  * column's length.
@@ -27,8 +31,9 @@
  * Keys keep the columns' own values and schemas (Debezium's column mappers
  * shape values only), and a null written as the schema's default is not
  * mapped (JsonConverter puts the default in after the mapper).  Debezium's
- * ColumnMappers try every truncation rule, then every mask, then the v1
- * hashes, then the v2 ones; the first rule that matches a column is the
+ * ColumnMappers try every truncation rule, then every mask, then the
+ * column and datatype propagations, then the v1 hashes, then the v2 ones;
+ * the first rule that matches a column is the
  * only one applied to it (among rules of one kind, the first option given).
  * The worker's settings cdc_kafka.column_mask_with_chars and
  * cdc_kafka.column_truncate_to_chars list the options as
@@ -45,6 +50,7 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "plugin/colhash.h"
 #include "plugin/colmask.h"
@@ -56,6 +62,8 @@ typedef enum ColMaskKind
 {
 	COLMASK_TRUNCATE,
 	COLMASK_MASK,
+	COLMASK_PROPAGATE,			/* column.propagate.source.type */
+	COLMASK_PROPAGATE_DATATYPE, /* datatype.propagate.source.type */
 	COLMASK_HASH,
 	COLMASK_HASH_V2,
 	COLMASK_NKINDS
@@ -103,6 +111,14 @@ colmask_parse(List *masks, const char *option, const char *value)
 	long		n;
 	ColMask    *mask;
 
+	if (strcmp(option, "column_propagate_source_type") == 0 ||
+		strcmp(option, "datatype_propagate_source_type") == 0)
+	{
+		mask = palloc0(sizeof(ColMask));
+		mask->kind = option[0] == 'c' ? COLMASK_PROPAGATE : COLMASK_PROPAGATE_DATATYPE;
+		mask->patterns = colregex_compile(option, value);
+		return lappend(masks, mask);
+	}
 	if (strncmp(option, COLHASH_PREFIX, strlen(COLHASH_PREFIX)) == 0)
 	{
 		mask = palloc0(sizeof(ColMask));
@@ -200,18 +216,25 @@ colmask_setting_options(const char *value, bool truncate, List **names, List **l
 	return NULL;
 }
 
-/* A schema parameter, merged into col's own parameters (last in its schema). */
+/*
+ * A schema parameter, merged into col's own parameters (last in its schema)
+ * and those added before; value in the database encoding.
+ */
 static void
 add_parameter(CdcColumn *col, const char *key, const char *value)
 {
-	size_t		len = strlen(col->schema_json);
+	const char *schema = col->value_schema_json ? col->value_schema_json : col->schema_json;
+	size_t		len = strlen(schema);
+	StringInfoData buf;
 
-	if (len > 0 && col->schema_json[len - 1] == '}')
-		col->value_schema_json = psprintf("%.*s,\"%s\":\"%s\"}", (int) (len - 1),
-										  col->schema_json, key, value);
+	initStringInfo(&buf);
+	if (len > 0 && schema[len - 1] == '}')
+		appendStringInfo(&buf, "%.*s,\"%s\":", (int) (len - 1), schema, key);
 	else
-		col->value_schema_json = psprintf("%s,\"parameters\":{\"%s\":\"%s\"}",
-										  col->schema_json, key, value);
+		appendStringInfo(&buf, "%s,\"parameters\":{\"%s\":", schema, key);
+	textenc_append_json(&buf, value, strlen(value));
+	appendStringInfoChar(&buf, '}');
+	col->value_schema_json = buf.data;
 }
 
 /*
@@ -321,6 +344,91 @@ source_length(const CdcColumn *col)
 	return length;
 }
 
+/* pgjdbc's TypeInfoCache.getScale: the scale Debezium knows. */
+static int
+source_scale(const CdcColumn *col)
+{
+	Oid			typid = col->typid;
+	int32		typmod = col->typmod;
+	Oid			elem;
+
+	if (typid != col->basetypid)
+		typid = getBaseTypeAndTypmod(typid, &typmod);
+	elem = get_element_type(typid);
+	if (OidIsValid(elem))
+		typid = elem;
+	switch (typid)
+	{
+		case FLOAT4OID:
+			return 8;
+		case FLOAT8OID:
+			return 17;
+		case NUMERICOID:
+			return typmod == -1 ? 0 : (typmod - 4) & 0xffff;
+		case TIMEOID:
+		case TIMETZOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return typmod == -1 ? 6 : typmod;
+		case INTERVALOID:
+			return typmod == -1 ? 6 : typmod & 0xffff;
+		default:
+			return 0;
+	}
+}
+
+/* The column's own type's name (pg_type.typname, a domain's own). */
+static char *
+type_name(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	char	   *name;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	name = pstrdup(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname));
+	ReleaseSysCache(tup);
+	return name;
+}
+
+/*
+ * PropagateSourceMetadataToSchemaParameter: the type's name in upper case
+ * (ASCII, as Java's toUpperCase(Locale.ENGLISH) for these names), length
+ * and scale as a relation message gives them to Debezium, the column's name.
+ */
+static void
+add_source_parameters(CdcColumn *col)
+{
+	char	   *name = type_name(col->typid);
+
+	for (char *p = name; *p; p++)
+		*p = pg_ascii_toupper((unsigned char) *p);
+	add_parameter(col, "__debezium.source.column.type", name);
+	add_parameter(col, "__debezium.source.column.length", psprintf("%d", source_length(col)));
+	add_parameter(col, "__debezium.source.column.scale", psprintf("%d", source_scale(col)));
+	add_parameter(col, "__debezium.source.column.name", col->name);
+}
+
+/*
+ * The settings cdc_kafka.column_propagate_source_type and
+ * datatype_propagate_source_type: NULL if list is a valid regex list (or
+ * empty: unset), else what is wrong, for a check hook.
+ */
+char *
+colmask_list_error(const char *list)
+{
+	ListCell   *lc;
+
+	foreach(lc, colregex_split(list))
+	{
+		char	   *error = colregex_check(lfirst(lc));
+
+		if (error != NULL)
+			return psprintf("Invalid regular expression \"%s\": %s.", (char *) lfirst(lc), error);
+	}
+	return NULL;
+}
+
 /* pgjdbc's Types.CHAR and VARCHAR among the column types. */
 static bool
 is_character_type(Oid typid)
@@ -350,6 +458,10 @@ apply_rule(const ColMask *mask, CdcColumn *col)
 			if (is_character_type(col->typid))
 				col->mask_json = mask->mask_json;
 			break;
+		case COLMASK_PROPAGATE:
+		case COLMASK_PROPAGATE_DATATYPE:
+			add_source_parameters(col);
+			break;
 		case COLMASK_HASH:
 		case COLMASK_HASH_V2:
 			add_parameter(col, "masked", "true");
@@ -366,6 +478,7 @@ colmask_apply(const List *masks, CdcColumn *col, const char *schemaname,
 			  const char *relname)
 {
 	char	   *name;
+	char	   *datatype = NULL;
 
 	if (masks == NIL)
 		return;
@@ -377,16 +490,24 @@ colmask_apply(const List *masks, CdcColumn *col, const char *schemaname,
 		foreach(lc, masks)
 		{
 			const ColMask *mask = lfirst(lc);
+			const char *subject = name;
 
-			if (mask->kind == kind && colregex_match(mask->patterns, name))
+			if (mask->kind != kind)
+				continue;
+			/* Debezium's ColumnMappers.fullyQualifiedColumnDatatype */
+			if (kind == COLMASK_PROPAGATE_DATATYPE)
+			{
+				if (datatype == NULL)
+					datatype = psprintf("%s.%s.%s", schemaname, relname, type_name(col->typid));
+				subject = datatype;
+			}
+			if (colregex_match(mask->patterns, subject))
 			{
 				apply_rule(mask, col);
-				pfree(name);
 				return;
 			}
 		}
 	}
-	pfree(name);
 }
 
 /* ---- values ---- */

@@ -107,7 +107,8 @@ static const char *const option_names[] = {
 	"topic_delimiter", "topic_transaction", "topic_heartbeat_prefix",
 	"message_prefix_include_list", "message_prefix_exclude_list",
 	"schema_name_adjustment_mode", "field_name_adjustment_mode",
-	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>", NULL
+	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>",
+	"column_propagate_source_type", "datatype_propagate_source_type", NULL
 };
 
 /*
@@ -471,7 +472,9 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->message_key_columns = keycols_parse(name, option_value(elem));
 	else if (strncmp(name, "column_mask_with_", 17) == 0 ||
 			 strncmp(name, "column_truncate_to_", 19) == 0 ||
-			 strncmp(name, "column_mask_hash_", 17) == 0)
+			 strncmp(name, "column_mask_hash_", 17) == 0 ||
+			 strcmp(name, "column_propagate_source_type") == 0 ||
+			 strcmp(name, "datatype_propagate_source_type") == 0)
 		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
 	else if (strcmp(name, "topic_delimiter") == 0)
 		opts->topic_delimiter = parse_topic_part(elem);

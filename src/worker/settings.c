@@ -815,9 +815,35 @@ check_column_mask_hash(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+char	   *settings_column_propagate_source_type = NULL;
+char	   *settings_datatype_propagate_source_type = NULL;
+
+static bool
+check_propagate_source_type(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_list_error(*newval);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		return false;
+	}
+	return true;
+}
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomStringVariable("cdc_kafka.column_propagate_source_type",
+							   "Columns whose schemas carry their source type: regex list of schema.table.column (column.propagate.source.type).",
+							   "Empty: none.",
+							   &settings_column_propagate_source_type, "", PGC_SIGHUP, 0,
+							   check_propagate_source_type, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.datatype_propagate_source_type",
+							   "Columns whose schemas carry their source type: regex list of schema.table.typname (datatype.propagate.source.type).",
+							   "Empty: none.",
+							   &settings_datatype_propagate_source_type, "", PGC_SIGHUP, 0,
+							   check_propagate_source_type, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.column_mask_hash",
 							   "Hashed columns: [v2:]<algorithm>:<salt>:<regex list>;... (column.mask.hash.*).",
 							   "Empty: none.",

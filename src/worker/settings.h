@@ -76,6 +76,8 @@ extern char *settings_message_key_columns;
 extern char *settings_column_mask_with_chars;
 extern char *settings_column_truncate_to_chars;
 extern char *settings_column_mask_hash;
+extern char *settings_column_propagate_source_type;
+extern char *settings_datatype_propagate_source_type;
 extern char *settings_topic_delimiter;
 extern char *settings_topic_transaction;
 extern char *settings_topic_heartbeat_prefix;
