@@ -26,6 +26,7 @@
 #include "common/hstoretext.h"
 #include "common/jsonout.h"
 #include "common/temporal.h"
+#include "plugin/colmask.h"
 #include "plugin/encoder.h"
 #include "plugin/envelope.h"
 #include "plugin/options.h"
@@ -321,6 +322,25 @@ append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int
 		appendStringInfoString(buf, "null");
 }
 
+/* A value as a column mapper (colmask.c) reshapes it: values, not keys. */
+static void
+append_mapped_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int i,
+					const CdcOptions *opts)
+{
+	StringInfoData value;
+
+	/* JsonConverter writes the schema's default for a null, after the mapper */
+	if (row->nulls[i] && !(row->unchanged != NULL && row->unchanged[i]))
+	{
+		append_column_value(buf, col, row, i, opts);
+		return;
+	}
+	initStringInfo(&value);
+	append_column_value(&value, col, row, i, opts);
+	colmask_append_value(buf, col, value.data, value.len, opts);
+	pfree(value.data);
+}
+
 /*
  * The column being written, named in the context of an error (a value
  * that does not convert to UTF-8, ...).
@@ -374,6 +394,8 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		if (ri->columns[i].mask_json != NULL)	/* masks: values, not keys */
 			appendStringInfoString(buf, ri->columns[i].mask_json);
+		else if (ri->columns[i].mapper != NULL)
+			append_mapped_value(buf, &ri->columns[i], row, i, opts);
 		else
 			append_column_value(buf, &ri->columns[i], row, i, opts);
 	}

@@ -110,7 +110,9 @@ static const char *const option_names[] = {
 	"schema_name_adjustment_mode", "field_name_adjustment_mode",
 	"route_topic_regex", "route_topic_replacement", "route_key_field_name",
 	"route_key_field_regex", "route_key_field_replacement", "route_key_enforce_uniqueness",
-	"route_schema_name_adjustment_mode", NULL
+	"route_schema_name_adjustment_mode",
+	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>",
+	"column_propagate_source_type", "datatype_propagate_source_type", NULL
 };
 
 /*
@@ -475,7 +477,11 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		return unwrap_parse_option(opts, name, option_value(elem));
 	else if (strcmp(name, "message_key_columns") == 0)
 		opts->message_key_columns = keycols_parse(name, option_value(elem));
-	else if (strncmp(name, "column_mask_with_", 17) == 0)
+	else if (strncmp(name, "column_mask_with_", 17) == 0 ||
+			 strncmp(name, "column_truncate_to_", 19) == 0 ||
+			 strncmp(name, "column_mask_hash_", 17) == 0 ||
+			 strcmp(name, "column_propagate_source_type") == 0 ||
+			 strcmp(name, "datatype_propagate_source_type") == 0)
 		opts->column_masks = colmask_parse(opts->column_masks, name, option_value(elem));
 	else if (strcmp(name, "topic_delimiter") == 0)
 		opts->topic_delimiter = parse_topic_part(elem);

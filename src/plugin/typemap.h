@@ -48,6 +48,7 @@ typedef enum CdcValueKind
 } CdcValueKind;
 
 typedef struct CdcColumn CdcColumn;
+typedef struct ColMask ColMask;
 
 struct CdcColumn
 {
@@ -74,6 +75,7 @@ struct CdcColumn
 	CdcColumn  *element;		/* CDC_VK_ARRAY: the element's column */
 	const char *mask_json;		/* colmask.c: written for every value, or NULL */
 	const char *value_schema_json;	/* colmask.c: schema_json in values, or NULL */
+	const ColMask *mapper;		/* colmask.c: rule reshaping values, or NULL */
 };
 
 extern void typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,

@@ -31,6 +31,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
+#include "plugin/colhash.h"
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/keycols.h"
@@ -831,7 +832,7 @@ char	   *settings_column_mask_with_chars = NULL;
 static bool
 check_column_mask_with_chars(char **newval, void **extra, GucSource source)
 {
-	char	   *error = colmask_setting_options(*newval, NULL, NULL);
+	char	   *error = colmask_setting_options(*newval, false, NULL, NULL);
 
 	if (error != NULL)
 	{
@@ -843,9 +844,79 @@ check_column_mask_with_chars(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+char	   *settings_column_truncate_to_chars = NULL;
+
+static bool
+check_column_truncate_to_chars(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_setting_options(*newval, true, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write <n>:<regex list of schema.table.column> entries separated by \";\", "
+						  "as column.truncate.to.<n>.chars=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
+char	   *settings_column_mask_hash = NULL;
+
+static bool
+check_column_mask_hash(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colhash_setting_options(*newval, NULL, NULL);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write [v2:]<algorithm>:<salt>:<regex list of schema.table.column> entries "
+						  "separated by \";\", as column.mask.hash.[v2.]<algorithm>.with.salt.<salt>=<regex list>.");
+		return false;
+	}
+	return true;
+}
+
+char	   *settings_column_propagate_source_type = NULL;
+char	   *settings_datatype_propagate_source_type = NULL;
+
+static bool
+check_propagate_source_type(char **newval, void **extra, GucSource source)
+{
+	char	   *error = colmask_list_error(*newval);
+
+	if (error != NULL)
+	{
+		GUC_check_errdetail("%s", error);
+		return false;
+	}
+	return true;
+}
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomStringVariable("cdc_kafka.column_propagate_source_type",
+							   "Columns whose schemas carry their source type: regex list of schema.table.column (column.propagate.source.type).",
+							   "Empty: none.",
+							   &settings_column_propagate_source_type, "", PGC_SIGHUP, 0,
+							   check_propagate_source_type, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.datatype_propagate_source_type",
+							   "Columns whose schemas carry their source type: regex list of schema.table.typname (datatype.propagate.source.type).",
+							   "Empty: none.",
+							   &settings_datatype_propagate_source_type, "", PGC_SIGHUP, 0,
+							   check_propagate_source_type, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.column_mask_hash",
+							   "Hashed columns: [v2:]<algorithm>:<salt>:<regex list>;... (column.mask.hash.*).",
+							   "Empty: none.",
+							   &settings_column_mask_hash, "", PGC_SIGHUP, 0,
+							   check_column_mask_hash, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.column_truncate_to_chars",
+							   "Truncated columns: <n>:<regex list>;... (column.truncate.to.<n>.chars).",
+							   "Empty: none.",
+							   &settings_column_truncate_to_chars, "", PGC_SIGHUP, 0,
+							   check_column_truncate_to_chars, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.column_mask_with_chars",
 							   "Masked columns: <n>:<regex list>;... (column.mask.with.<n>.chars).",
 							   "Empty: none.",

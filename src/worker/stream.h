@@ -22,7 +22,7 @@
 #include "worker/producer.h"
 #include "worker/status.h"
 
-#define CDC_MAX_STREAM_OPTIONS 64
+#define CDC_MAX_STREAM_OPTIONS 128	/* ~40 settings + 3 x 16 column rules */
 
 typedef struct CdcStream CdcStream;
 

@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
+#include "plugin/colhash.h"
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
@@ -213,6 +214,8 @@ config_fingerprint(void)
 	/* keys, masks and transforms */
 	fp = psprintf("%s|%s|%s", fp, settings_message_key_columns,
 				  settings_column_mask_with_chars);
+	fp = psprintf("%s|%s|%s|%s|%s", fp, settings_column_truncate_to_chars, settings_column_mask_hash,
+				  settings_column_propagate_source_type, settings_datatype_propagate_source_type);
 	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", fp, settings_transforms,
 					settings_unwrap_add_fields, settings_unwrap_add_fields_prefix,
 					settings_unwrap_add_headers, settings_unwrap_add_headers_prefix,
@@ -607,12 +610,18 @@ slot_vanished(const char *slot)
 static void
 add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 {
+	Assert(cfg->noptions < CDC_MAX_STREAM_OPTIONS);
 	cfg->option_names[cfg->noptions] = name;
 	cfg->option_values[cfg->noptions] = value;
 	cfg->noptions++;
 }
 
-/* cdc_kafka.column_mask_with_chars as the options column_mask_with_<n>_chars. */
+/*
+ * cdc_kafka.column_mask_with_chars, column_truncate_to_chars and
+ * column_mask_hash as the options column_mask_with_<n>_chars,
+ * column_truncate_to_<n>_chars and column_mask_hash_*; the source type
+ * lists as their options.
+ */
 static void
 add_column_masks(CdcStreamConfig *cfg)
 {
@@ -622,7 +631,13 @@ add_column_masks(CdcStreamConfig *cfg)
 	ListCell   *ll;
 
 	/* checked by the setting's check hook */
-	(void) colmask_setting_options(settings_column_mask_with_chars, &names, &lists);
+	(void) colmask_setting_options(settings_column_truncate_to_chars, true, &names, &lists);
+	(void) colmask_setting_options(settings_column_mask_with_chars, false, &names, &lists);
+	(void) colhash_setting_options(settings_column_mask_hash, &names, &lists);
+	if (settings_column_propagate_source_type[0] != '\0')
+		add_option(cfg, "column_propagate_source_type", settings_column_propagate_source_type);
+	if (settings_datatype_propagate_source_type[0] != '\0')
+		add_option(cfg, "datatype_propagate_source_type", settings_datatype_propagate_source_type);
 	forboth(ln, names, ll, lists)
 		add_option(cfg, lfirst(ln), lfirst(ll));
 }

@@ -49,6 +49,7 @@ PLUGIN_PROPERTIES=(
 PLUGIN_PROPERTIES+=(topic.delimiter topic.transaction topic.heartbeat.prefix)
 PLUGIN_PROPERTIES+=(message.prefix.include.list message.prefix.exclude.list)
 PLUGIN_PROPERTIES+=(schema.name.adjustment.mode field.name.adjustment.mode)
+PLUGIN_PROPERTIES+=(column.propagate.source.type datatype.propagate.source.type)
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
 
@@ -349,6 +350,10 @@ plugin_query() {
         if [[ $key == converter.schemas.enable ]]; then
             opts+=("'schemas'" "$(sql_quote "$value")"); continue
         fi
+        # column.mask.hash.[v2.]<algorithm>.with.salt.<salt> (issue 12): SHA-256 -> SHA_256
+        if [[ $key =~ ^column\.mask\.hash\. ]]; then
+            opts+=("$(sql_quote "${key//[.-]/_}")" "$(sql_quote "$value")"); continue
+        fi
         allowed=0
         local p
         for p in "${PLUGIN_PROPERTIES[@]}"; do
@@ -356,6 +361,7 @@ plugin_query() {
         done
         # properties with a number in their name (issue 12)
         [[ $key =~ ^column\.mask\.with\.[0-9]+\.chars$ ]] && allowed=1
+        [[ $key =~ ^column\.truncate\.to\.[0-9]+\.chars$ ]] && allowed=1
         if [[ $allowed -eq 1 ]]; then
             opts+=("$(sql_quote "${key//./_}")" "$(sql_quote "$value")")
         elif ! [[ $key =~ $DEBEZIUM_ONLY_PATTERN ]]; then
