@@ -189,46 +189,31 @@ warn_shared_prefix(void)
 			 errhint("Put %%d in cdc_kafka.topic_prefix for the database name, or leave it empty.")));
 }
 
-/* Every setting a session depends on, to notice a reload that changes one. */
+static void add_plugin_options(CdcStreamConfig *cfg);
+
+/*
+ * Every setting a session depends on, to notice a reload that changes one:
+ * the plugin options the settings make (add_plugin_options, so a new
+ * option cannot be forgotten here), then what the session itself uses.
+ */
 static char *
 config_fingerprint(void)
 {
-	char	   *fp;
+	CdcStreamConfig cfg;
+	StringInfoData fp;
 
-	fp = psprintf("%s|%s|%s|%d|%s|%d|%s|%d|%d|%d|%d|%d|%d|%d|%s|%d|%s|%d|%d|%s|%s|%d|%d",
-				  settings_bootstrap_servers, settings_topic_prefix, settings_slot_name,
-					settings_slot_failover,
-					settings_publication_name, settings_publication_autocreate,
-					settings_table_include_list, settings_schemas, settings_decimal_mode,
-					settings_binary_mode, settings_time_mode, settings_interval_mode, settings_hstore_mode,
-					settings_tombstones_on_delete, settings_skipped_operations,
-					settings_transaction_metadata, settings_unavailable_placeholder,
-					settings_money_fraction_digits, settings_extended_headers,
-					settings_kafka_properties, settings_kafka_secrets_file,
-					settings_max_inflight_kb, settings_heartbeat_interval_ms);
-	fp = psprintf("%s|%s|%s|%s", fp, settings_topic_delimiter,
-				  settings_topic_transaction, settings_topic_heartbeat_prefix);
-	fp = psprintf("%s|%s|%s", fp, settings_message_prefix_include_list,
-				  settings_message_prefix_exclude_list);
-	fp = psprintf("%s|%d|%d", fp, settings_schema_name_mode, settings_field_name_mode);
-	/* keys, masks and transforms */
-	fp = psprintf("%s|%s|%s", fp, settings_message_key_columns,
-				  settings_column_mask_with_chars);
-	fp = psprintf("%s|%s|%s|%s|%s", fp, settings_column_truncate_to_chars, settings_column_mask_hash,
-				  settings_column_propagate_source_type, settings_datatype_propagate_source_type);
-	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%s|%s|%d|%d|%d", fp, settings_transforms,
-					settings_unwrap_add_fields, settings_unwrap_add_fields_prefix,
-					settings_unwrap_add_headers, settings_unwrap_add_headers_prefix,
-					settings_unwrap_delete_mode, settings_unwrap_route_by_field,
-					settings_unwrap_drop_fields_header_name,
-					settings_unwrap_drop_fields_from_key,
-					settings_unwrap_drop_fields_keep_schema_compatible,
-					settings_unwrap_replace_null_with_default);
-	fp = psprintf("%s|%s|%s|%s|%s|%s|%d|%d", fp, settings_route_topic_regex,
-				  settings_route_topic_replacement, settings_route_key_field_name,
-				  settings_route_key_field_regex, settings_route_key_field_replacement,
-				  settings_route_key_enforce_uniqueness, settings_route_schema_name_mode);
-	return fp;
+	memset(&cfg, 0, sizeof(cfg));
+	add_plugin_options(&cfg);
+	initStringInfo(&fp);
+	for (int i = 0; i < cfg.noptions; i++)
+		appendStringInfo(&fp, "%s=%s|", cfg.option_names[i],
+						 cfg.option_values[i] ? cfg.option_values[i] : "");
+	appendStringInfo(&fp, "%s|%s|%d|%d|%s|%s|%s|%d|%d",
+					 settings_bootstrap_servers, settings_slot_name, settings_slot_failover,
+					 settings_publication_autocreate, settings_table_include_list,
+					 settings_kafka_properties, settings_kafka_secrets_file,
+					 settings_max_inflight_kb, settings_heartbeat_interval_ms);
+	return fp.data;
 }
 
 /* ---- what must hold before streaming ------------------------------------------ */
@@ -610,7 +595,8 @@ slot_vanished(const char *slot)
 static void
 add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 {
-	Assert(cfg->noptions < CDC_MAX_STREAM_OPTIONS);
+	if (cfg->noptions >= CDC_MAX_STREAM_OPTIONS)
+		elog(ERROR, "more than %d plugin options", CDC_MAX_STREAM_OPTIONS);
 	cfg->option_names[cfg->noptions] = name;
 	cfg->option_values[cfg->noptions] = value;
 	cfg->noptions++;
@@ -648,13 +634,10 @@ bool_text(bool b)
 	return b ? "true" : "false";
 }
 
-/* The plugin options of a session, from the settings. */
+/* The plugin options the settings make. */
 static void
-build_config(CdcStreamConfig *cfg, const char *slot)
+add_plugin_options(CdcStreamConfig *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->dbname = my_dbname;
-	cfg->slot_name = slot;
 	add_option(cfg, "output_format", "binary");
 	add_option(cfg, "publication_names", quote_identifier(settings_publication_name));
 	add_option(cfg, "topic_prefix", topic_prefix());
@@ -712,6 +695,16 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
 	add_option(cfg, "field_name_adjustment_mode",
 			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
+}
+
+/* A session's configuration: the plugin options, what to skip or send alone. */
+static void
+build_config(CdcStreamConfig *cfg, const char *slot)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->dbname = my_dbname;
+	cfg->slot_name = slot;
+	add_plugin_options(cfg);
 	LWLockAcquire(MyStatus->lock, LW_SHARED);
 	cfg->skip_lsn = MyStatus->skip_lsn;
 	cfg->skip_index = MyStatus->skip_index;
