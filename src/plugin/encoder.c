@@ -520,8 +520,9 @@ encoder_write_read_meta(StringInfo buf, const CdcRelInfo *ri, CdcTxnState *txn,
 /*
  * The record value of a snapshot read (op "r").  marker is the source's
  * "snapshot" value (first, true, last, incremental, ...); lsn the slot's
- * consistent point of an initial snapshot, 0 for an incremental one (whose
- * reads carry no transaction id either: txn->xid is then invalid).
+ * consistent point of an initial snapshot, the chunk's low watermark for an
+ * incremental one (whose reads carry no transaction id: txn->xid is then
+ * invalid).
  */
 void
 encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
