@@ -93,6 +93,14 @@ const struct config_enum_entry outbox_null_behaviors[] = {
 	{NULL, 0, false}
 };
 
+/* field.name.adjustment.mode (options.c has the same words; it calls this module) */
+static const struct config_enum_entry field_name_modes[] = {
+	{"none", NAMEADJUST_NONE, false},
+	{"avro", NAMEADJUST_AVRO, false},
+	{"avro_unicode", NAMEADJUST_AVRO_UNICODE, false},
+	{NULL, 0, false}
+};
+
 /* One entry of table.fields.additional.placement. */
 typedef struct OutboxField
 {
@@ -326,7 +334,7 @@ outbox_parse_option(CdcOptions *opts, const char *name, const char *value)
 	else if (strcmp(name, "outbox_table_json_payload_null_behavior") == 0)
 		ob->null_as_bytes = parse_enum(name, value, outbox_null_behaviors) == 1;
 	else if (strcmp(name, "outbox_field_name_adjustment_mode") == 0)
-		ob->field_name_mode = parse_enum(name, value, options_name_adjustment_modes);
+		ob->field_name_mode = parse_enum(name, value, field_name_modes);
 	else if (strncmp(name, "outbox_tracing_", 15) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -666,6 +674,9 @@ typedef struct OutboxPayload
 	bool		empty;			/* null or blank: a tombstone if asked */
 } OutboxPayload;
 
+#define EXPAND_MAX_DEPTH 1000		/* Jackson's StreamWriteConstraints */
+#define EXPAND_ENVELOPE_DEPTH 3		/* {"schema":{"fields":[<payload schema>... */
+
 static void *
 expand_alloc(void *arg, size_t size)
 {
@@ -685,8 +696,8 @@ expand_payload(OutboxPayload *p, const CdcRelInfo *ri, const CdcOutbox *ob)
 	char	   *text = decode_json_string(p->json);
 	StringInfoData schema;
 	StringInfoData value;
-	JsonExpandOut schema_out = {expand_append, &schema};
-	JsonExpandOut value_out = {expand_append, &value};
+	JsonExpandOut schema_out = {expand_append, &schema, 0};
+	JsonExpandOut value_out = {expand_append, &value, 0};
 	char		err[256];
 
 	if (text == NULL)
@@ -707,6 +718,16 @@ expand_payload(OutboxPayload *p, const CdcRelInfo *ri, const CdcOutbox *ob)
 				(errmsg("outbox payload of table \"%s.%s\" not expanded: JSON expansion failed",
 						ri->schemaname, ri->relname),
 				 errdetail("%s", err)));
+		return;
+	}
+	/* Jackson writes no JSON nested deeper than 1000: Debezium stops there */
+	if (Max(schema_out.depth, value_out.depth) + EXPAND_ENVELOPE_DEPTH > EXPAND_MAX_DEPTH)
+	{
+		ereport(WARNING,
+				(errmsg("outbox payload of table \"%s.%s\" not expanded: nested too deeply",
+						ri->schemaname, ri->relname),
+				 errdetail("Its record would nest more than %d levels, which JSON writers refuse.",
+						   EXPAND_MAX_DEPTH)));
 		return;
 	}
 	p->schema = schema.data;
