@@ -374,6 +374,35 @@ column_error_push(ColumnErrorInfo *info, const CdcRelInfo *ri)
 	error_context_stack = &info->cb;
 }
 
+/* Column i of a row image, as the row's value (not its key) carries it. */
+static void
+append_row_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, int i,
+				 const CdcOptions *opts)
+{
+	if (ri->columns[i].mask_json != NULL)	/* masks: values, not keys */
+		appendStringInfoString(buf, ri->columns[i].mask_json);
+	else if (ri->columns[i].mapper != NULL)
+		append_mapped_value(buf, &ri->columns[i], row, i, opts);
+	else
+		append_column_value(buf, &ri->columns[i], row, i, opts);
+}
+
+/*
+ * One column of a row image as the row's value carries it: what the
+ * outbox transform picks out of the "after" row.
+ */
+void
+encoder_write_column(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, int i,
+					 const CdcOptions *opts)
+{
+	ColumnErrorInfo err;
+
+	column_error_push(&err, ri);
+	err.column = i;
+	append_row_value(buf, ri, row, i, opts);
+	error_context_stack = err.cb.previous;
+}
+
 static void
 append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOptions *opts)
 {
@@ -392,12 +421,7 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 			appendStringInfoChar(buf, ',');
 		err.column = i;
 		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
-		if (ri->columns[i].mask_json != NULL)	/* masks: values, not keys */
-			appendStringInfoString(buf, ri->columns[i].mask_json);
-		else if (ri->columns[i].mapper != NULL)
-			append_mapped_value(buf, &ri->columns[i], row, i, opts);
-		else
-			append_column_value(buf, &ri->columns[i], row, i, opts);
+		append_row_value(buf, ri, row, i, opts);
 	}
 	appendStringInfoChar(buf, '}');
 	error_context_stack = err.cb.previous;

@@ -77,6 +77,8 @@ extern void encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, Cdc
 									   const CdcRow *before, const CdcRow *after,
 									   CdcTxnState *txn, uint64 lsn,
 									   const CdcOptions *opts);
+extern void encoder_write_column(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
+								 int i, const CdcOptions *opts);
 extern void encoder_write_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 							  const CdcOptions *opts);
 extern void encoder_write_envelope_meta(StringInfo buf, const CdcRelInfo *ri, CdcOp op,

@@ -31,6 +31,7 @@
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
+#include "plugin/outbox.h"
 #include "plugin/route.h"
 #include "plugin/unwrap.h"
 
@@ -112,7 +113,15 @@ static const char *const option_names[] = {
 	"route_key_field_regex", "route_key_field_replacement", "route_key_enforce_uniqueness",
 	"route_schema_name_adjustment_mode",
 	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>",
-	"column_propagate_source_type", "datatype_propagate_source_type", NULL
+	"column_propagate_source_type", "datatype_propagate_source_type",
+	"outbox_table_field_event_id", "outbox_table_field_event_key",
+	"outbox_table_field_event_type", "outbox_table_field_event_payload",
+	"outbox_table_field_event_timestamp", "outbox_table_fields_additional_placement",
+	"outbox_table_field_additional_missing", "outbox_table_field_event_schema_version",
+	"outbox_route_by_field", "outbox_route_topic_regex", "outbox_route_topic_replacement",
+	"outbox_route_tombstone_on_empty_payload", "outbox_table_op_invalid_behavior",
+	"outbox_table_expand_json_payload", "outbox_table_json_payload_null_behavior",
+	"outbox_field_name_adjustment_mode", NULL
 };
 
 /*
@@ -472,6 +481,7 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	{
 		unwrap_parse_transforms(opts, option_value(elem));
 		route_parse_transforms(opts, option_value(elem));
+		outbox_parse_transforms(opts, option_value(elem));
 	}
 	else if (strncmp(name, "unwrap_", 7) == 0)
 		return unwrap_parse_option(opts, name, option_value(elem));
@@ -499,6 +509,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
 	else if (strncmp(name, "route_", 6) == 0)
 		return route_parse_option(opts, name, option_value(elem));
+	else if (strncmp(name, "outbox_", 7) == 0)
+		return outbox_parse_option(opts, name, option_value(elem));
 	else
 		return false;
 	return true;
@@ -533,4 +545,5 @@ options_parse(CdcOptions *opts, List *options)
 	}
 	unwrap_finish(opts);
 	route_finish(opts);
+	outbox_finish(opts);
 }

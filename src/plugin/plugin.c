@@ -48,6 +48,7 @@
 #include "plugin/relinfo.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
+#include "plugin/outbox.h"
 #include "plugin/unwrap.h"
 
 typedef struct CdcPluginState
@@ -369,6 +370,31 @@ write_record_key(LogicalDecodingContext *ctx, CdcRecordOut *ro, const ChangeReco
 	recout_key_end(ro);
 }
 
+/* A change record through the outbox transform: an event, or nothing. */
+static void
+write_outbox_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *rec)
+{
+	CdcPluginState *state = ctx->output_plugin_private;
+	const CdcOptions *opts = &state->opts;
+
+	/* counted for transaction metadata as Debezium counts it: before transforms */
+	if (!rec->tombstone)
+	{
+		StringInfoData meta;
+
+		initStringInfo(&meta);
+		encoder_write_envelope_meta(&meta, rec->ri, rec->op, ts, rec->lsn, opts);
+		pfree(meta.data);
+	}
+	if (!outbox_accepts(opts, rec->ri, rec->op, rec->tombstone))
+		return;
+	OutputPluginPrepareWrite(ctx, true);
+	outbox_write(ctx->out, opts->output_format, rec->ri, rec->ri->publish_relid, rec->after,
+				 rec->lsn, rec->header, rec->header_key, opts);
+	OutputPluginWrite(ctx, true);
+	ts->nrecords++;
+}
+
 static void
 write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *rec)
 {
@@ -380,6 +406,11 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *
 	const CdcRow *row = rec->op == CDC_OP_DELETE ? rec->before : rec->after;
 	StringInfoData meta;
 
+	if (opts->outbox != NULL)
+	{
+		write_outbox_record(ctx, ts, rec);
+		return;
+	}
 	if (opts->unwrap != NULL)
 	{
 		/* the envelope's metadata, counted even when the record is dropped */

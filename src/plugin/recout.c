@@ -10,14 +10,18 @@
  *	value	the row is the record's value only (what a consumer reads);
  *			a tombstone is the JSON literal null.
  *	record	the row is {"topic":...,"key":...,"value":...,"headers":{...}},
- *			for inspection and tests.
+ *			for inspection and tests ("partition" and "timestamp" follow
+ *			"topic" when the record sets them).
  *	binary	the row is a frame for the streaming worker, which hands topic,
  *			key, value and headers to librdkafka without parsing JSON:
- *				'R' lsn:u64 relid:u32 topiclen:u16 topic keylen:i32 key
+ *				'R' lsn:u64 relid:u32 partition:i32 timestamp:i64
+ *				    topiclen:u16 topic keylen:i32 key
  *				    valuelen:i32 value nheaders:u8
  *				    { namelen:u8 name len:i32 bytes }...
  *			(integers big-endian; a length of -1 is a null key or value;
- *			relid is the table's OID, 0 for messages and metadata),
+ *			relid is the table's OID, 0 for messages and metadata;
+ *			partition -1 is the partitioner's choice, timestamp -1 the
+ *			producer's clock),
  *			and 'C' end_lsn:u64 commit_time:i64 after the last record of a
  *			transaction (commit_time as PostgreSQL's TimestampTz), and
  *			'W' lsn:u64 len:u32 content for a snapshot watermark message.
@@ -78,6 +82,15 @@ void
 recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 			 const char *topic, uint64 lsn, Oid relid)
 {
+	recout_begin_routed(ro, buf, format, topic, lsn, relid, -1, -1);
+}
+
+/* A record with its own partition and Kafka timestamp (ms); -1: not set. */
+void
+recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
+					const char *topic, uint64 lsn, Oid relid, int32 partition,
+					int64 timestamp)
+{
 	ro->buf = buf;
 	ro->format = format;
 	ro->len_pos = -1;
@@ -88,6 +101,10 @@ recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 	{
 		appendStringInfoString(buf, "{\"topic\":");
 		textenc_append_json(buf, topic, strlen(topic));
+		if (partition >= 0)
+			appendStringInfo(buf, ",\"partition\":%d", partition);
+		if (timestamp >= 0)
+			appendStringInfo(buf, ",\"timestamp\":" INT64_FORMAT, timestamp);
 		appendStringInfoString(buf, ",\"key\":");
 	}
 	else if (format == CDC_OUTPUT_BINARY)
@@ -97,6 +114,8 @@ recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 		put_u8(buf, CDC_FRAME_RECORD);
 		put_u64(buf, lsn);
 		put_u32(buf, relid);
+		put_u32(buf, (uint32) partition);
+		put_u64(buf, (uint64) timestamp);
 		put_u16(buf, (uint16) topiclen);
 		appendBinaryStringInfo(buf, topic, topiclen);
 	}

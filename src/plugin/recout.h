@@ -27,6 +27,9 @@ typedef struct CdcRecordOut
 
 extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 						 const char *topic, uint64 lsn, Oid relid);
+extern void recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
+								const char *topic, uint64 lsn, Oid relid,
+								int32 partition, int64 timestamp);
 extern bool recout_wants_key(const CdcRecordOut *ro);
 extern void recout_key_begin(CdcRecordOut *ro);
 extern void recout_key_end(CdcRecordOut *ro);

@@ -591,6 +591,7 @@ build_entry(CdcRelInfo *ri, Relation rel)
 	ri->cxt = AllocSetContextCreate(relinfo_cxt, "cdc_kafka relation",
 									ALLOCSET_SMALL_SIZES);
 	oldcxt = MemoryContextSwitchTo(ri->cxt);
+	ri->outbox_cols = NULL;
 
 	ri->pubfilter = pubfilter_build(rel, relinfo_opts->publication_names, ri->cxt);
 	ri->published = pubfilter_publishes(ri->pubfilter, REORDER_BUFFER_CHANGE_INSERT) ||

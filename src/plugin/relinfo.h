@@ -59,6 +59,7 @@ typedef struct CdcRelInfo
 	int			unwrap_prefix_len;
 	char	   *unwrap_null_value;	/* unwrap.c: a delete in tombstone mode */
 	CdcPubFilter *pubfilter;	/* NULL: everything published */
+	struct OutboxColumns *outbox_cols;	/* outbox.c: its columns, or NULL */
 	MemoryContext cxt;			/* owns everything above */
 } CdcRelInfo;
 

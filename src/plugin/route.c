@@ -18,15 +18,7 @@
  * once per relation: relinfo.c renders the key and value schemas under the
  * new names and encoder.c appends the key field.
  *
- * Regexes are matched with PostgreSQL's engine (advanced regular
- * expressions), anchored as ^(?:regex)$, case-sensitively as Java's
- * Pattern is by default; the constructs colregex.c lists agree with
- * Java's.  Replacements follow Java's Matcher.replaceFirst: "$n" is group
- * n (more digits are taken while they name a group), "\x" is x, a group
- * that took part in no match adds nothing.  Named groups ("${name}") are
- * not supported.  Where a regex can match in several ways, the groups may
- * differ from Java's (the engines choose differently, not by backtracking
- * order).
+ * Regexes and replacements are Java's, as jregex.c reads them.
  *
  * src/plugin/route.c
  *
@@ -34,146 +26,34 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_collation.h"
-#include "mb/pg_wchar.h"
-#include "regex/regex.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/varlena.h"
 
 #include "common/nameadjust.h"
+#include "plugin/jregex.h"
 #include "plugin/route.h"
 #include "plugin/textenc.h"
 
 /* ---- regexes and replacements ------------------------------------------------ */
 
-typedef struct RouteRegex
-{
-	regex_t		re;
-	pg_wchar   *wide;			/* the subject, while matching */
-} RouteRegex;
-
-/* Compile ^(?:pattern)$; NULL if it compiles, else the engine's message. */
-static char *
-compile(const char *pattern, regex_t *re)
-{
-	char	   *full = psprintf("^(?:%s)$", pattern);
-	int			len = strlen(full);
-	pg_wchar   *wide = palloc((len + 1) * sizeof(pg_wchar));
-	int			wlen = pg_mb2wchar_with_len(full, wide, len);
-	int			rc = pg_regcomp(re, wide, wlen, REG_ADVANCED, C_COLLATION_OID);
-	char		msg[256];
-
-	pfree(wide);
-	pfree(full);
-	if (rc == REG_OKAY)
-		return NULL;
-	pg_regerror(rc, re, msg, sizeof(msg));
-	return pstrdup(msg);
-}
-
-/* topic.regex, key.field.regex: NULL if value compiles, else why not. */
-const char *
-route_check_regex(const char *value)
-{
-	regex_t		re;
-	char	   *err = compile(value, &re);
-
-	if (err != NULL)
-		return psprintf("The regular expression is invalid: %s.", err);
-	pg_regfree(&re);
-	return NULL;
-}
-
-/*
- * Walk a replacement as Java's Matcher.appendReplacement does; with nsub
- * >= 0, append the expansion to out (groups from pmatch over wide).
- * Returns NULL, or what is wrong with the replacement.
- */
-static const char *
-expand(const char *repl, int nsub, const regmatch_t *pmatch, const pg_wchar *wide,
-	   StringInfo out)
-{
-	for (const char *p = repl; *p != '\0'; p++)
-	{
-		int			group;
-
-		if (*p == '\\')
-		{
-			if (*++p == '\0')
-				return "A \"\\\" at the end escapes nothing.";
-			if (out != NULL)
-				appendStringInfoChar(out, *p);
-			continue;
-		}
-		if (*p != '$')
-		{
-			if (out != NULL)
-				appendStringInfoChar(out, *p);
-			continue;
-		}
-		p++;
-		if (*p == '{')
-			return "Named group references (\"${name}\") are not supported.";
-		if (*p < '0' || *p > '9')
-			return "\"$\" must be followed by a group number; write \"\\$\" for a dollar sign.";
-		group = *p - '0';
-		/* further digits belong to the number while it names a group */
-		while (nsub >= 0 && p[1] >= '0' && p[1] <= '9' && group * 10 + (p[1] - '0') <= nsub)
-			group = group * 10 + (*++p - '0');
-		if (nsub < 0)
-		{
-			while (p[1] >= '0' && p[1] <= '9')
-				p++;
-			continue;
-		}
-		if (group > nsub)
-			return psprintf("The regular expression has no group %d.", group);
-		if (out != NULL && pmatch[group].rm_so >= 0)
-		{
-			int			n = pmatch[group].rm_eo - pmatch[group].rm_so;
-			char	   *mb = palloc(n * MAX_MULTIBYTE_CHAR_LEN + 1);
-			int			len = pg_wchar2mb_with_len(wide + pmatch[group].rm_so, mb, n);
-
-			appendBinaryStringInfo(out, mb, len);
-		}
-	}
-	return NULL;
-}
-
-/* topic.replacement, key.field.replacement: NULL if well formed, else why not. */
-const char *
-route_check_replacement(const char *value)
-{
-	return expand(value, -1, NULL, NULL, NULL);
-}
-
 /*
  * What replacement makes of subject if regex matches all of it, else
- * NULL.  The group numbers were checked by route_finish.
+ * NULL.  The group references were checked by route_finish.
  */
 static char *
 replace(const char *regex, const char *replacement, const char *subject)
 {
-	regex_t		re;
-	int			len = strlen(subject);
-	pg_wchar   *wide = palloc((len + 1) * sizeof(pg_wchar));
-	int			wlen = pg_mb2wchar_with_len(subject, wide, len);
-	regmatch_t *pmatch;
-	StringInfoData out;
-	int			rc;
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "route regex",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	char	   *result = jregex_replace(jregex_compile(regex), replacement, subject);
 
-	compile(regex, &re);
-	pmatch = palloc((re.re_nsub + 1) * sizeof(regmatch_t));
-	rc = pg_regexec(&re, wide, wlen, 0, NULL, re.re_nsub + 1, pmatch, 0);
-	if (rc != REG_OKAY)
-	{
-		pg_regfree(&re);
-		return NULL;
-	}
-	initStringInfo(&out);
-	expand(replacement, re.re_nsub, pmatch, wide, &out);
-	pg_regfree(&re);
-	return out.data;
+	MemoryContextSwitchTo(old);
+	if (result != NULL)
+		result = pstrdup(result);
+	MemoryContextDelete(tmp);
+	return result;
 }
 
 /* ---- configuration ------------------------------------------------------------ */
@@ -223,15 +103,15 @@ route_parse_option(CdcOptions *opts, const char *name, const char *value)
 	CdcRoute   *r = get_route(opts);
 
 	if (strcmp(name, "route_topic_regex") == 0)
-		r->topic_regex = parse_checked(name, value, route_check_regex);
+		r->topic_regex = parse_checked(name, value, jregex_check);
 	else if (strcmp(name, "route_topic_replacement") == 0)
-		r->topic_replacement = parse_checked(name, value, route_check_replacement);
+		r->topic_replacement = parse_checked(name, value, jregex_check_replacement);
 	else if (strcmp(name, "route_key_field_name") == 0)
 		r->key_field_name = pstrdup(value);
 	else if (strcmp(name, "route_key_field_regex") == 0)
-		r->key_field_regex = parse_checked(name, value, route_check_regex);
+		r->key_field_regex = parse_checked(name, value, jregex_check);
 	else if (strcmp(name, "route_key_field_replacement") == 0)
-		r->key_field_replacement = parse_checked(name, value, route_check_replacement);
+		r->key_field_replacement = parse_checked(name, value, jregex_check_replacement);
 	else if (strcmp(name, "route_key_enforce_uniqueness") == 0)
 	{
 		if (!parse_bool(value, &r->key_enforce_uniqueness))
@@ -275,22 +155,10 @@ route_parse_transforms(CdcOptions *opts, const char *value)
 	}
 }
 
-static int
-group_count(const char *regex)
-{
-	regex_t		re;
-	int			n;
-
-	compile(regex, &re);
-	n = re.re_nsub;
-	pg_regfree(&re);
-	return n;
-}
-
 static void
 check_groups(const char *name, const char *replacement, const char *regex)
 {
-	const char *err = expand(replacement, group_count(regex), NULL, NULL, NULL);
+	const char *err = jregex_check_groups(regex, replacement);
 
 	if (err != NULL)
 		bad_value(name, replacement, err);

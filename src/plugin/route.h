@@ -32,8 +32,6 @@ typedef struct CdcRoute
 	int			schema_name_mode;	/* NameAdjustMode of the new schema names */
 } CdcRoute;
 
-extern const char *route_check_regex(const char *value);
-extern const char *route_check_replacement(const char *value);
 extern bool route_parse_option(CdcOptions *opts, const char *name, const char *value);
 extern void route_parse_transforms(CdcOptions *opts, const char *value);
 extern void route_finish(CdcOptions *opts);

@@ -134,6 +134,7 @@ unwrap_check_transforms(const char *value)
 	char	   *copy = pstrdup(value);
 	List	   *names;
 	ListCell   *lc;
+	bool		has_outbox = false;
 
 	if (!SplitIdentifierString(copy, ',', &names))
 		return "Give a comma-separated list of transform names: unwrap, outbox, route.";
@@ -141,12 +142,16 @@ unwrap_check_transforms(const char *value)
 	{
 		const char *name = lfirst(lc);
 
-		if (strcmp(name, "outbox") == 0)
-			return psprintf("Transform \"%s\" is not supported yet; only \"unwrap\" and \"route\" are.", name);
-		if (strcmp(name, "unwrap") != 0 && strcmp(name, "route") != 0)
+		if (strcmp(name, "unwrap") != 0 && strcmp(name, "route") != 0 &&
+			strcmp(name, "outbox") != 0)
 			return psprintf("Unknown transform \"%s\": transforms are unwrap, outbox and route.",
 							name);
+		if (strcmp(name, "outbox") == 0)
+			has_outbox = true;
 	}
+	/* Debezium would pass outbox events through the others, or fail */
+	if (list_length(names) > 1 && has_outbox)
+		return "The outbox transform cannot be combined with other transforms: a stream with it should carry only outbox tables.";
 	return NULL;
 }
 

@@ -1276,6 +1276,16 @@ check_key(Relation rel, const CdcTableReader *r)
 {
 	bool		nullable = false;
 
+	/* the names are checked: only the outbox transform contains "outbox" */
+	if (strstr(settings_transforms, "outbox") != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("incremental snapshots are not available with the outbox transform"),
+				 errdetail("A chunk's rows are matched to changes made while it is read by "
+						   "their record keys; outbox events are keyed by their aggregate, "
+						   "not by row."),
+				 errhint("The initial snapshot of a new slot reads outbox tables.")));
+
 	for (int k = 0; k < r->nkeys; k++)
 	{
 		AttrNumber	att = get_attnum(RelationGetRelid(rel), r->key_names[k]);

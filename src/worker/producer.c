@@ -695,6 +695,7 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 		err = rd_kafka_producev(p->rk,
 								RD_KAFKA_V_TOPIC(rec->topic),
 								RD_KAFKA_V_PARTITION(rec->partition),
+								RD_KAFKA_V_TIMESTAMP(rec->timestamp),
 								RD_KAFKA_V_KEY(rec->key, rec->keylen),
 								RD_KAFKA_V_VALUE((void *) rec->value, rec->valuelen),
 								RD_KAFKA_V_HEADERS(hdrs),

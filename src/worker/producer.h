@@ -19,6 +19,7 @@ typedef struct CdcOutRecord
 {
 	const char *topic;			/* NUL-terminated copy */
 	int32		partition;		/* RD_KAFKA_PARTITION_UA: by key */
+	int64		timestamp;		/* ms since the epoch; 0: the producer's clock */
 	const char *key;			/* NULL for a null key */
 	size_t		keylen;
 	const char *value;			/* NULL for a tombstone */

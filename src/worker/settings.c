@@ -37,8 +37,10 @@
 #include "plugin/keycols.h"
 #include "plugin/msgfilter.h"
 #include "plugin/options.h"
+#include "plugin/outbox.h"
 #include "plugin/textenc.h"
 #include "plugin/route.h"
+#include "plugin/jregex.h"
 #include "plugin/unwrap.h"
 #include "worker/producer.h"
 #include "worker/settings.h"
@@ -65,6 +67,22 @@ char	   *settings_unavailable_placeholder = NULL;
 int			settings_money_fraction_digits = 2;
 bool		settings_extended_headers = true;
 char	   *settings_transforms = NULL;
+char	   *settings_outbox_table_field_event_id = NULL;
+char	   *settings_outbox_table_field_event_key = NULL;
+char	   *settings_outbox_table_field_event_type = NULL;
+char	   *settings_outbox_table_field_event_payload = NULL;
+char	   *settings_outbox_table_field_event_timestamp = NULL;
+char	   *settings_outbox_table_fields_additional_placement = NULL;
+char	   *settings_outbox_table_field_event_schema_version = NULL;
+char	   *settings_outbox_route_by_field = NULL;
+char	   *settings_outbox_route_topic_regex = NULL;
+char	   *settings_outbox_route_topic_replacement = NULL;
+bool		settings_outbox_route_tombstone_on_empty_payload = false;
+bool		settings_outbox_table_expand_json_payload = false;
+int			settings_outbox_table_field_additional_missing = 0;
+int			settings_outbox_table_op_invalid_behavior = 0;
+int			settings_outbox_table_json_payload_null_behavior = 0;
+int			settings_outbox_field_name_adjustment_mode = 0;
 char	   *settings_unwrap_add_fields = NULL;
 char	   *settings_unwrap_add_fields_prefix = NULL;
 char	   *settings_unwrap_add_headers = NULL;
@@ -478,7 +496,7 @@ static void
 define_unwrap_settings(void)
 {
 	DefineCustomStringVariable("cdc_kafka.transforms",
-							   "Transforms applied to change records, in order (unwrap, route).",
+							   "Transforms applied to change records, in order (unwrap, route; or outbox alone).",
 							   NULL, &settings_transforms, "", PGC_SIGHUP, 0,
 							   check_transforms, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.unwrap_add_fields",
@@ -526,7 +544,7 @@ define_unwrap_settings(void)
 static bool
 check_route_regex(char **newval, void **extra, GucSource source)
 {
-	const char *err = route_check_regex(*newval);
+	const char *err = jregex_check(*newval);
 
 	if (err != NULL)
 		GUC_check_errdetail("%s", err);
@@ -536,7 +554,7 @@ check_route_regex(char **newval, void **extra, GucSource source)
 static bool
 check_route_replacement(char **newval, void **extra, GucSource source)
 {
-	const char *err = route_check_replacement(*newval);
+	const char *err = jregex_check_replacement(*newval);
 
 	if (err != NULL)
 		GUC_check_errdetail("%s", err);
@@ -574,6 +592,86 @@ define_route_settings(void)
 	DefineCustomEnumVariable("cdc_kafka.route_schema_name_adjustment_mode",
 							 "ByLogicalTableRouter schema.name.adjustment.mode.", NULL,
 							 &settings_route_schema_name_mode, 0, options_name_adjustment_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+static bool
+check_outbox_placement(char **newval, void **extra, GucSource source)
+{
+	const char *err = outbox_check_placement(*newval);
+
+	if (err != NULL)
+		GUC_check_errdetail("%s", err);
+	return err == NULL;
+}
+
+/* the outbox transform's properties (outbox.c) */
+static void
+define_outbox_settings(void)
+{
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_id",
+							   "EventRouter table.field.event.id.", NULL,
+							   &settings_outbox_table_field_event_id, "id", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_key",
+							   "EventRouter table.field.event.key.", NULL,
+							   &settings_outbox_table_field_event_key, "aggregateid", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_type",
+							   "EventRouter table.field.event.type.", NULL,
+							   &settings_outbox_table_field_event_type, "type", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_payload",
+							   "EventRouter table.field.event.payload.", NULL,
+							   &settings_outbox_table_field_event_payload, "payload", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_timestamp",
+							   "EventRouter table.field.event.timestamp.", NULL,
+							   &settings_outbox_table_field_event_timestamp, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_fields_additional_placement",
+							   "EventRouter table.fields.additional.placement.", NULL,
+							   &settings_outbox_table_fields_additional_placement, "", PGC_SIGHUP, 0,
+							   check_outbox_placement, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_table_field_event_schema_version",
+							   "EventRouter table.field.event.schema.version.", NULL,
+							   &settings_outbox_table_field_event_schema_version, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_route_by_field",
+							   "EventRouter route.by.field.", NULL,
+							   &settings_outbox_route_by_field, "aggregatetype", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_route_topic_regex",
+							   "EventRouter route.topic.regex.", NULL,
+							   &settings_outbox_route_topic_regex, "(?<routedByValue>.*)", PGC_SIGHUP, 0,
+							   check_route_regex, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.outbox_route_topic_replacement",
+							   "EventRouter route.topic.replacement.", NULL,
+							   &settings_outbox_route_topic_replacement, "outbox.event.${routedByValue}", PGC_SIGHUP, 0,
+							   check_route_replacement, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.outbox_route_tombstone_on_empty_payload",
+							 "EventRouter route.tombstone.on.empty.payload.", NULL,
+							 &settings_outbox_route_tombstone_on_empty_payload, false, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("cdc_kafka.outbox_table_expand_json_payload",
+							 "EventRouter table.expand.json.payload.", NULL,
+							 &settings_outbox_table_expand_json_payload, false, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.outbox_table_field_additional_missing",
+							 "EventRouter table.field.additional.missing.", NULL,
+							 &settings_outbox_table_field_additional_missing, 0, outbox_missing_behaviors,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.outbox_table_op_invalid_behavior",
+							 "EventRouter table.op.invalid.behavior.", NULL,
+							 &settings_outbox_table_op_invalid_behavior, 0, outbox_invalid_op_behaviors,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.outbox_table_json_payload_null_behavior",
+							 "EventRouter table.json.payload.null.behavior.", NULL,
+							 &settings_outbox_table_json_payload_null_behavior, 0, outbox_null_behaviors,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("cdc_kafka.outbox_field_name_adjustment_mode",
+							 "EventRouter field.name.adjustment.mode (expanded payloads).", NULL,
+							 &settings_outbox_field_name_adjustment_mode, 0, options_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
@@ -717,6 +815,7 @@ define_format_settings(void)
 							 NULL, &settings_extended_headers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	define_unwrap_settings();
 	define_route_settings();
+	define_outbox_settings();
 	DefineCustomStringVariable("cdc_kafka.topic_delimiter",
 							   "Debezium's topic.delimiter: between the parts of topic names.",
 							   NULL, &settings_topic_delimiter, ".", PGC_SIGHUP, 0,

@@ -141,15 +141,18 @@ parse_record(const unsigned char *p, CdcOutRecord *rec, XLogRecPtr *lsn, Oid *re
 
 	*lsn = get_u64(p + 1);
 	*relid = get_u32(p + 9);
-	topiclen = (p[13] << 8) | p[14];
-	p += 15;
+	rec->partition = (int32) get_u32(p + 13);	/* -1 is RD_KAFKA_PARTITION_UA */
+	rec->timestamp = (int64) get_u64(p + 17);
+	if (rec->timestamp < 0)
+		rec->timestamp = 0;		/* librdkafka: the producer's clock */
+	topiclen = (p[25] << 8) | p[26];
+	p += 27;
 	resetStringInfo(scratch);
 	enlargeStringInfo(scratch, topiclen + 1 + CDC_MAX_HEADERS * 256);
 	rec->topic = scratch->data;
 	appendBinaryStringInfo(scratch, (const char *) p, topiclen);
 	appendStringInfoChar(scratch, '\0');
 	p += topiclen;
-	rec->partition = RD_KAFKA_PARTITION_UA;
 	rec->key = get_bytes(&p, &rec->keylen);
 	rec->value = get_bytes(&p, &rec->valuelen);
 	nheaders = *p++;

@@ -33,6 +33,7 @@
 #include "utils/typcache.h"
 
 #include "plugin/encoder.h"
+#include "plugin/outbox.h"
 #include "plugin/recout.h"
 #include "plugin/relinfo.h"
 #include "plugin/unwrap.h"
@@ -186,7 +187,8 @@ tablereader_key_text(const CdcTableReader *r, HeapTuple tup, TupleDesc desc)
 /*
  * One op "r" record as a binary frame, ready for stream_produce_frame.
  * With the unwrap transform it is flattened as the plugin flattens a
- * change (Debezium's transform treats reads as creates).
+ * change (Debezium's transform treats reads as creates); with the outbox
+ * transform it is the row's event, as an inserted row's.
  */
 void
 tablereader_write_frame(StringInfo frame, const CdcTableReader *r, const CdcRow *row,
@@ -197,6 +199,12 @@ tablereader_write_frame(StringInfo frame, const CdcTableReader *r, const CdcRow 
 	const char *topic = r->ri->topic;
 	StringInfoData meta;
 
+	if (opts->outbox != NULL)
+	{
+		resetStringInfo(frame);
+		outbox_write(frame, CDC_OUTPUT_BINARY, r->ri, r->relid, row, lsn, NULL, NULL, opts);
+		return;
+	}
 	if (opts->unwrap != NULL)
 	{
 		initStringInfo(&meta);

@@ -49,6 +49,7 @@
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
+#include "plugin/outbox.h"
 #include "plugin/plugin.h"
 #include "plugin/unwrap.h"
 #include "worker/privilege.h"
@@ -673,6 +674,26 @@ add_plugin_options(CdcStreamConfig *cfg)
 			   bool_text(settings_unwrap_drop_fields_keep_schema_compatible));
 	add_option(cfg, "unwrap_replace_null_with_default",
 			   bool_text(settings_unwrap_replace_null_with_default));
+	add_option(cfg, "outbox_table_field_event_id", settings_outbox_table_field_event_id);
+	add_option(cfg, "outbox_table_field_event_key", settings_outbox_table_field_event_key);
+	add_option(cfg, "outbox_table_field_event_type", settings_outbox_table_field_event_type);
+	add_option(cfg, "outbox_table_field_event_payload", settings_outbox_table_field_event_payload);
+	add_option(cfg, "outbox_table_field_event_timestamp", settings_outbox_table_field_event_timestamp);
+	add_option(cfg, "outbox_table_fields_additional_placement", settings_outbox_table_fields_additional_placement);
+	add_option(cfg, "outbox_table_field_event_schema_version", settings_outbox_table_field_event_schema_version);
+	add_option(cfg, "outbox_route_by_field", settings_outbox_route_by_field);
+	add_option(cfg, "outbox_route_topic_regex", settings_outbox_route_topic_regex);
+	add_option(cfg, "outbox_route_topic_replacement", settings_outbox_route_topic_replacement);
+	add_option(cfg, "outbox_route_tombstone_on_empty_payload", bool_text(settings_outbox_route_tombstone_on_empty_payload));
+	add_option(cfg, "outbox_table_expand_json_payload", bool_text(settings_outbox_table_expand_json_payload));
+	add_option(cfg, "outbox_table_field_additional_missing",
+			   options_value_name(outbox_missing_behaviors, settings_outbox_table_field_additional_missing));
+	add_option(cfg, "outbox_table_op_invalid_behavior",
+			   options_value_name(outbox_invalid_op_behaviors, settings_outbox_table_op_invalid_behavior));
+	add_option(cfg, "outbox_table_json_payload_null_behavior",
+			   options_value_name(outbox_null_behaviors, settings_outbox_table_json_payload_null_behavior));
+	add_option(cfg, "outbox_field_name_adjustment_mode",
+			   options_value_name(options_name_adjustment_modes, settings_outbox_field_name_adjustment_mode));
 	add_option(cfg, "route_topic_regex", settings_route_topic_regex);
 	add_option(cfg, "route_topic_replacement", settings_route_topic_replacement);
 	add_option(cfg, "route_key_field_name", settings_route_key_field_name);

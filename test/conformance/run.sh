@@ -195,8 +195,8 @@ start_server() {
         echo "port = $PORT"
         echo "unix_socket_directories = '$TMPDIR_CLUSTER'"
         echo "wal_level = logical"
-        echo "max_replication_slots = 40"
-        echo "max_wal_senders = 40"
+        echo "max_replication_slots = 60"
+        echo "max_wal_senders = 60"
         echo "shared_preload_libraries = ''"
         echo "fsync = off"
         if server_supports output_plugin_libraries; then

@@ -6,8 +6,8 @@ CREATE TABLE bf (id int PRIMARY KEY, v text);
 CREATE FUNCTION frame_u32(f bytea, p int) RETURNS bigint LANGUAGE sql AS
 	$$ SELECT (get_byte(f, p)::bigint << 24) | (get_byte(f, p + 1) << 16)
 			| (get_byte(f, p + 2) << 8) | get_byte(f, p + 3) $$;
-CREATE FUNCTION parse_frame(f bytea, OUT kind text, OUT has_lsn bool, OUT has_relid bool, OUT topic text,
-	OUT key text, OUT value text, OUT headers text)
+CREATE FUNCTION parse_frame(f bytea, OUT kind text, OUT has_lsn bool, OUT has_relid bool,
+	OUT part int, OUT ts bigint, OUT topic text, OUT key text, OUT value text, OUT headers text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	p int;
@@ -19,7 +19,9 @@ BEGIN
 		RETURN;
 	END IF;
 	has_relid := frame_u32(f, 9) > 0;
-	p := 13;
+	part := (frame_u32(f, 13) # 2147483648) - 2147483648;	-- signed
+	ts := ((frame_u32(f, 17) << 32) | frame_u32(f, 21)) ;
+	p := 25;
 	n := get_byte(f, p) * 256 + get_byte(f, p + 1);
 	topic := convert_from(substr(f, p + 3, n::int), 'UTF8');
 	p := p + 2 + n;

@@ -14,7 +14,9 @@ SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'transfo
 SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'transforms', 'route',
 	'route_topic_regex', 'a(b');
 SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'route_topic_replacement', 'x$');
-SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'route_topic_replacement', 'x${name}');
+SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'route_topic_replacement', 'x${1name}');
+SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'transforms', 'route',
+	'route_topic_regex', '(a)(b)', 'route_topic_replacement', 'x${name}');
 SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'route_key_field_replacement', 'x\');
 SELECT data FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL, 'transforms', 'route',
 	'route_topic_regex', '(a)(b)', 'route_topic_replacement', '$3');
@@ -48,6 +50,11 @@ SELECT count(*) FILTER (WHERE data LIKE '%"topic":"contrib_regression.public.rou
 SELECT count(*) FILTER (WHERE data LIKE '%"topic":"contrib_regression.public.route_x%') FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL,
 	'output_format', 'record', 'transforms', 'route', 'route_topic_regex', 'contrib.*',
 	'route_topic_replacement', '');
+-- Java's named groups, and [(] in a class is no group
+SELECT DISTINCT data::json->>'topic' AS topic FROM pg_logical_slot_peek_changes('route_slot', NULL, NULL,
+	'output_format', 'record', 'transforms', 'route',
+	'route_topic_regex', '[(]?(?<db>[a-z_]+)[.]public[.](?:route_)(?<t>x[0-9])',
+	'route_topic_replacement', '${t}-$1-${db}') ORDER BY 1;
 
 -- settings are checked when set
 ALTER SYSTEM SET cdc_kafka.route_topic_regex = '(unclosed';

@@ -8,8 +8,8 @@ UPDATE unwrap_t SET name = NULL WHERE id = 1;
 DELETE FROM unwrap_t;
 TRUNCATE unwrap_t;
 
--- transforms: a list of unwrap, outbox, route; outbox does not work yet
-SELECT data FROM pg_logical_slot_peek_changes('unwrap_slot', NULL, NULL, 'transforms', 'outbox');
+-- transforms: a list of unwrap, outbox, route; outbox stands alone
+SELECT data FROM pg_logical_slot_peek_changes('unwrap_slot', NULL, NULL, 'transforms', 'outbox,unwrap');
 SELECT data FROM pg_logical_slot_peek_changes('unwrap_slot', NULL, NULL, 'transforms', 'unwrap,route');
 SELECT data FROM pg_logical_slot_peek_changes('unwrap_slot', NULL, NULL, 'transforms', 'flatten');
 -- the transform's options

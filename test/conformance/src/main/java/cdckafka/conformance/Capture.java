@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.debezium.embedded.EmbeddedEngineChangeEvent;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.Header;
@@ -273,10 +274,21 @@ public final class Capture {
         }
     }
 
-    /** {"topic":..,"key":..,"value":..,"headers":{..}} with key/value/headers copied verbatim. */
+    /**
+     * {"topic":..,"key":..,"value":..,"headers":{..}} with key/value/headers copied verbatim, and
+     * "partition" / "timestamp" after the topic when the record sets them.
+     */
     static String toLine(ChangeEvent<String, String> r) throws JsonProcessingException {
         StringBuilder sb = new StringBuilder(256 + (r.value() == null ? 0 : r.value().length()));
         sb.append("{\"topic\":").append(MAPPER.writeValueAsString(r.destination()));
+        // only transforms set them (the outbox EventRouter): partition placement, event timestamp
+        if (r.partition() != null) {
+            sb.append(",\"partition\":").append(r.partition());
+        }
+        Long timestamp = r instanceof EmbeddedEngineChangeEvent<?, ?, ?> e ? e.sourceRecord().timestamp() : null;
+        if (timestamp != null) {
+            sb.append(",\"timestamp\":").append(timestamp);
+        }
         sb.append(",\"key\":").append(r.key() == null ? "null" : r.key());
         sb.append(",\"value\":").append(r.value() == null ? "null" : r.value());
         sb.append(",\"headers\":{");
