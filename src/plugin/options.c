@@ -112,7 +112,8 @@ static const char *const option_names[] = {
 	"route_key_field_regex", "route_key_field_replacement", "route_key_enforce_uniqueness",
 	"route_schema_name_adjustment_mode",
 	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>",
-	"column_propagate_source_type", "datatype_propagate_source_type", NULL
+	"column_propagate_source_type", "datatype_propagate_source_type",
+	"include_unknown_datatypes", NULL
 };
 
 /*
@@ -191,6 +192,7 @@ options_set_defaults(CdcOptions *opts)
 	opts->topic_heartbeat_prefix = pstrdup("__debezium-heartbeat");
 	opts->schema_name_mode = NAMEADJUST_NONE;
 	opts->field_name_mode = NAMEADJUST_NONE;
+	opts->include_unknown_datatypes = false;
 }
 
 /* The name of value in one of the tables above (its first, unhidden one). */
@@ -499,6 +501,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
 	else if (strncmp(name, "route_", 6) == 0)
 		return route_parse_option(opts, name, option_value(elem));
+	else if (strcmp(name, "include_unknown_datatypes") == 0)
+		opts->include_unknown_datatypes = parse_boolean(elem);
 	else
 		return false;
 	return true;

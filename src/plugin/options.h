@@ -96,6 +96,7 @@ typedef struct CdcOptions
 	int			schema_name_mode;	/* NameAdjustMode of schema names */
 	int			field_name_mode;	/* NameAdjustMode of field names */
 	struct CdcRoute *route;		/* route transform (route.c); NULL: off */
+	bool		include_unknown_datatypes;	/* types Debezium cannot map, as binary */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */
