@@ -29,7 +29,9 @@ CREATE TABLE others (
     snap    txid_snapshot,
     pr      pair,
     rc      regclass,
-    tq_req  tsquery NOT NULL DEFAULT 'a & b'
+    tq_req  tsquery NOT NULL DEFAULT 'a & b',
+    nm      name,       -- Debezium writes null for these without include.unknown.datatypes,
+    ch      "char"      -- strings with it (its value resolver has no case for them)
 );
 
 -- arrays of an unknown type and of a domain (Debezium maps neither element)
@@ -47,5 +49,8 @@ CREATE TABLE unknown_toast (
     big     path
 );
 ALTER TABLE unknown_toast ALTER COLUMN big SET STORAGE EXTERNAL;
+
+-- a key of an unknown type: the key's field is binary text too (a key change too)
+CREATE TABLE unknown_keys (k tsquery PRIMARY KEY, v integer);
 
 CREATE PUBLICATION dbz_publication FOR ALL TABLES;

@@ -9,8 +9,8 @@ UPDATE shapes SET bx = '(-1.125,100000000),(0,0)', ci = '<(0,0),0.001>' WHERE id
 DELETE FROM shapes WHERE id = 1;
 
 INSERT INTO others VALUES
-    (1, 'fat & (rat | café)', '16/B374D848', '10:20:10,14,15', ROW(1, 'é "q"'), 'elsewhere.target', 'x'),
-    (2, NULL, NULL, NULL, NULL, NULL, DEFAULT);
+    (1, 'fat & (rat | café)', '16/B374D848', '10:20:10,14,15', ROW(1, 'é "q"'), 'elsewhere.target', 'x', 'a_name', 'c'),
+    (2, NULL, NULL, NULL, NULL, NULL, DEFAULT, NULL, NULL);
 UPDATE others SET tq = '!a <-> b:*', pr = ROW(NULL, NULL) WHERE id = 2;
 DELETE FROM others WHERE id = 1;
 
@@ -27,3 +27,8 @@ INSERT INTO unknown_toast
     FROM generate_series(1, 300) i;
 UPDATE unknown_toast SET n = 1 WHERE id = 1;
 DELETE FROM unknown_toast WHERE id = 1;
+
+INSERT INTO unknown_keys VALUES ('a & b', 1), ('c', 2);
+UPDATE unknown_keys SET v = 3 WHERE k = 'a & b';
+UPDATE unknown_keys SET k = 'd' WHERE k = 'c';
+DELETE FROM unknown_keys WHERE k = 'a & b';
