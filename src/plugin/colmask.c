@@ -637,7 +637,8 @@ append_truncated(StringInfo buf, const CdcColumn *col, const char *json, int len
 	}
 	initStringInfo(&text);
 	json_string_decode(&text, json, len);
-	if (col->kind == CDC_VK_BYTEA && opts->binary_mode == CDC_BINARY_BYTES)
+	if ((col->kind == CDC_VK_BYTEA || col->kind == CDC_VK_UNKNOWN) &&
+		opts->binary_mode == CDC_BINARY_BYTES)
 	{
 		/* a ByteBuffer: its first n bytes */
 		int			cap = pg_b64_dec_len(text.len);

@@ -121,7 +121,8 @@ static const char *const option_names[] = {
 	"outbox_route_by_field", "outbox_route_topic_regex", "outbox_route_topic_replacement",
 	"outbox_route_tombstone_on_empty_payload", "outbox_table_op_invalid_behavior",
 	"outbox_table_expand_json_payload", "outbox_table_json_payload_null_behavior",
-	"outbox_field_name_adjustment_mode", NULL
+	"outbox_field_name_adjustment_mode",
+	"include_unknown_datatypes", NULL
 };
 
 /*
@@ -200,6 +201,7 @@ options_set_defaults(CdcOptions *opts)
 	opts->topic_heartbeat_prefix = pstrdup("__debezium-heartbeat");
 	opts->schema_name_mode = NAMEADJUST_NONE;
 	opts->field_name_mode = NAMEADJUST_NONE;
+	opts->include_unknown_datatypes = false;
 }
 
 /* The name of value in one of the tables above (its first, unhidden one). */
@@ -511,6 +513,8 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		return route_parse_option(opts, name, option_value(elem));
 	else if (strncmp(name, "outbox_", 7) == 0)
 		return outbox_parse_option(opts, name, option_value(elem));
+	else if (strcmp(name, "include_unknown_datatypes") == 0)
+		opts->include_unknown_datatypes = parse_boolean(elem);
 	else
 		return false;
 	return true;

@@ -97,6 +97,7 @@ typedef struct CdcOptions
 	int			field_name_mode;	/* NameAdjustMode of field names */
 	struct CdcRoute *route;		/* route transform (route.c); NULL: off */
 	struct CdcOutbox *outbox;	/* outbox transform (outbox.c); NULL: off */
+	bool		include_unknown_datatypes;	/* types Debezium cannot map, as binary */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

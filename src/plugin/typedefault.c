@@ -963,6 +963,7 @@ fallback_for(const CdcColumn *col, const CdcOptions *opts)
 		case CDC_VK_OUTPUT_TEXT:
 		case CDC_VK_UUID:
 		case CDC_VK_BYTEA:
+		case CDC_VK_UNKNOWN:
 		case CDC_VK_BITS:
 			return "\"\"";
 		case CDC_VK_TIMETZ:

@@ -14,7 +14,9 @@
  * binenc.c, jsonout.c, hstoretext.c).
  *
  * A type Debezium has no mapping for is written as its text form with a
- * plain string schema, so that no column is ever silently missing.
+ * plain string schema, so that no column is ever silently missing; with
+ * include_unknown_datatypes, as Debezium's include.unknown.datatypes writes
+ * it: that text as binary data, in the binary handling mode.
  *
  * src/plugin/typemap.c
  *
@@ -252,6 +254,7 @@ enum_allowed(Oid enumtypid)
 
 static void append_schema(StringInfo buf, const CdcColumn *col,
 						  const CdcOptions *opts);
+static void render_schema(CdcColumn *col, const CdcOptions *opts);
 
 /*
  * Can the type's text form depend on a setting (DateStyle, IntervalStyle,
@@ -301,6 +304,93 @@ output_reads_search_path(Oid typid)
 }
 
 /*
+ * Is typid (a type written through its output function) one Debezium
+ * 3.6.1 has no schema for?  Those are the types pgjdbc reports as OTHER,
+ * STRUCT or DISTINCT that Debezium's converters do not name: geometric
+ * types but point, tsquery, pg_lsn, txid_snapshot, composites, reg*, ...
+ */
+static bool
+debezium_unknown_type(Oid typid)
+{
+	static const char *const extension_types[] = {
+		"hstore", "ltree", "citext", "isbn", "geometry", "geography",
+		"vector", "halfvec", "sparsevec", NULL
+	};
+
+	switch (typid)
+	{
+		case JSONOID:
+		case JSONBOID:
+		case XMLOID:
+		case TSVECTOROID:
+		case NAMEOID:
+		case CHAROID:
+		case INETOID:
+		case CIDROID:
+		case MACADDROID:
+		case MACADDR8OID:
+		case INT4RANGEOID:
+		case INT8RANGEOID:
+		case NUMRANGEOID:
+		case TSRANGEOID:
+		case TSTZRANGEOID:
+		case DATERANGEOID:
+			return false;
+		default:
+			break;
+	}
+	if (get_typtype(typid) == TYPTYPE_ENUM)
+		return false;
+	for (int i = 0; extension_types[i] != NULL; i++)
+		if (is_extension_type(typid, extension_types[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Arrays Debezium drops whatever include.unknown.datatypes says (its
+ * DBZ-459 list); cdc_kafka writes them as arrays of their element.
+ */
+static bool
+debezium_dropped_array(Oid arraytypid)
+{
+	switch (arraytypid)
+	{
+		case MONEYARRAYOID:
+		case NAMEARRAYOID:
+		case INTERVALARRAYOID:
+		case VARBITARRAYOID:
+		case XMLARRAYOID:
+		case POINTARRAYOID:
+		case REFCURSORARRAYOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * With include_unknown_datatypes, an array whose element type Debezium
+ * cannot map, or whose element type is a domain (Debezium looks through
+ * domains for columns but not for array elements), is an array of binary
+ * text with required items.
+ */
+static void
+unknown_array_element(CdcColumn *col, Oid elemtype, const CdcOptions *opts)
+{
+	CdcColumn  *elem = col->element;
+
+	if (!opts->include_unknown_datatypes || debezium_dropped_array(col->basetypid))
+		return;
+	if (elem->kind != CDC_VK_UNKNOWN && get_typtype(elemtype) != TYPTYPE_DOMAIN)
+		return;
+	elem->kind = CDC_VK_UNKNOWN;
+	elem->optional = false;
+	elem->canonical_output = output_reads_settings(elem->basetypid);
+	render_schema(elem, opts);
+}
+
+/*
  * Decide the kind of an array column and set up its element, which is
  * always optional in the schema (Debezium's items are nullable).
  */
@@ -316,6 +406,7 @@ array_kind(CdcColumn *col, const CdcOptions *opts)
 	/* Debezium's enum arrays alone have required items */
 	typemap_column_init(col->element, col->name, 0, elemtype, col->typmod,
 						get_typtype(elemtype) == TYPTYPE_ENUM, opts);
+	unknown_array_element(col, elemtype, opts);
 	return true;
 }
 
@@ -371,17 +462,30 @@ typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 	if (!builtin_kind(col) && !array_kind(col, opts))
 		col->kind = is_extension_type(col->basetypid, "hstore") ?
 			CDC_VK_HSTORE : CDC_VK_OUTPUT_TEXT;
+	if (col->kind == CDC_VK_OUTPUT_TEXT && opts->include_unknown_datatypes &&
+		debezium_unknown_type(col->basetypid))
+		col->kind = CDC_VK_UNKNOWN;
 
-	col->canonical_output = col->kind == CDC_VK_OUTPUT_TEXT &&
+	col->canonical_output = (col->kind == CDC_VK_OUTPUT_TEXT ||
+							 col->kind == CDC_VK_UNKNOWN) &&
 		output_reads_settings(col->basetypid);
 	getTypeOutputInfo(col->basetypid, &outfunc, &isvarlena);
 	fmgr_info_cxt(outfunc, &col->outfunc, CurrentMemoryContext);
 
+	render_schema(col, opts);
+	col->default_json = NULL;
+	col->fallback_json = NULL;
+}
+
+/* (Re)render col's field schema from its kind. */
+static void
+render_schema(CdcColumn *col, const CdcOptions *opts)
+{
+	StringInfoData buf;
+
 	initStringInfo(&buf);
 	append_schema(&buf, col, opts);
 	col->schema_json = buf.data;
-	col->default_json = NULL;
-	col->fallback_json = NULL;
 }
 
 /* ---- schemas -------------------------------------------------------------- */
@@ -569,6 +673,7 @@ append_schema(StringInfo buf, const CdcColumn *col, const CdcOptions *opts)
 			schema_named(buf, "string", opt, "io.debezium.data.Uuid");
 			break;
 		case CDC_VK_BYTEA:
+		case CDC_VK_UNKNOWN:
 			schema_binary(buf, opt, opts);
 			break;
 		case CDC_VK_DATE:
@@ -983,6 +1088,140 @@ write_output_text(StringInfo buf, const CdcColumn *col, Datum value)
 	pfree(text);
 }
 
+/* ---- include.unknown.datatypes ------------------------------------------ */
+
+static void
+append_java_double(StringInfo buf, double v)
+{
+	char		tmp[JSONOUT_NUMBER_MAX];
+
+	appendBinaryStringInfo(buf, tmp, jsonout_double(v, tmp));
+}
+
+static void
+append_java_point(StringInfo buf, const Point *pt)
+{
+	appendStringInfoChar(buf, '(');
+	append_java_double(buf, pt->x);
+	appendStringInfoChar(buf, ',');
+	append_java_double(buf, pt->y);
+	appendStringInfoChar(buf, ')');
+}
+
+static void
+append_java_points(StringInfo buf, const Point *pts, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		append_java_point(buf, &pts[i]);
+	}
+}
+
+/*
+ * Debezium reads the geometric types (but point) into pgjdbc's PGbox,
+ * PGcircle, ... and takes their getValue(): the shape re-printed with
+ * Java's Double.toString ("(3.0,4.0),(1.0,2.0)" for PostgreSQL's
+ * "(3,4),(1,2)").  Returns false for any other type.
+ */
+static bool
+java_geometry_text(StringInfo buf, Oid typid, Datum value)
+{
+	switch (typid)
+	{
+		case BOXOID:
+			{
+				BOX		   *b = DatumGetBoxP(value);
+
+				append_java_point(buf, &b->high);
+				appendStringInfoChar(buf, ',');
+				append_java_point(buf, &b->low);
+				return true;
+			}
+		case CIRCLEOID:
+			{
+				CIRCLE	   *c = DatumGetCircleP(value);
+
+				appendStringInfoChar(buf, '<');
+				append_java_point(buf, &c->center);
+				appendStringInfoChar(buf, ',');
+				append_java_double(buf, c->radius);
+				appendStringInfoChar(buf, '>');
+				return true;
+			}
+		case LINEOID:
+			{
+				LINE	   *l = DatumGetLineP(value);
+
+				appendStringInfoChar(buf, '{');
+				append_java_double(buf, l->A);
+				appendStringInfoChar(buf, ',');
+				append_java_double(buf, l->B);
+				appendStringInfoChar(buf, ',');
+				append_java_double(buf, l->C);
+				appendStringInfoChar(buf, '}');
+				return true;
+			}
+		case LSEGOID:
+			appendStringInfoChar(buf, '[');
+			append_java_points(buf, DatumGetLsegP(value)->p, 2);
+			appendStringInfoChar(buf, ']');
+			return true;
+		case PATHOID:
+			{
+				PATH	   *p = DatumGetPathP(value);
+
+				appendStringInfoChar(buf, p->closed ? '(' : '[');
+				append_java_points(buf, p->p, p->npts);
+				appendStringInfoChar(buf, p->closed ? ')' : ']');
+				return true;
+			}
+		case POLYGONOID:
+			{
+				POLYGON    *p = DatumGetPolygonP(value);
+
+				appendStringInfoChar(buf, '(');
+				append_java_points(buf, p->p, p->npts);
+				appendStringInfoChar(buf, ')');
+				return true;
+			}
+		default:
+			return false;
+	}
+}
+
+/*
+ * A value of a type Debezium cannot map, under include_unknown_datatypes:
+ * the text Debezium receives for it (as UTF-8) written as binary data.  An
+ * array element whose type is a domain reaches Debezium as the element's
+ * plain text, without the geometric types' re-printing.
+ */
+static void
+write_unknown(StringInfo buf, const CdcColumn *col, Datum value,
+			  const CdcOptions *opts)
+{
+	StringInfoData text;
+	const char *utf8;
+	size_t		len;
+
+	initStringInfo(&text);
+	if ((col->attnum == 0 && col->typid != col->basetypid) ||
+		!java_geometry_text(&text, col->basetypid, value))
+	{
+		char	   *out = col->canonical_output ? canonical_output(col, value) :
+			OutputFunctionCall((FmgrInfo *) &col->outfunc, value);
+
+		appendStringInfoString(&text, out);
+		pfree(out);
+	}
+	utf8 = textenc_to_utf8(text.data, text.len, &len);
+	write_binary(buf, (const uint8 *) utf8, len, opts);
+	if (utf8 != text.data)
+		pfree((char *) utf8);
+	pfree(text.data);
+}
+
 static void
 write_bytea(StringInfo buf, Datum value, const CdcOptions *opts)
 {
@@ -1220,6 +1459,9 @@ typemap_write_value(StringInfo buf, const CdcColumn *col, Datum value,
 		case CDC_VK_OUTPUT_TEXT:
 			write_output_text(buf, col, value);
 			break;
+		case CDC_VK_UNKNOWN:
+			write_unknown(buf, col, value, opts);
+			break;
 		case CDC_VK_UUID:
 			write_uuid(buf, value);
 			break;
@@ -1360,6 +1602,7 @@ typemap_write_placeholder(StringInfo buf, const CdcColumn *col,
 	switch (col->kind)
 	{
 		case CDC_VK_BYTEA:
+		case CDC_VK_UNKNOWN:
 			/* Debezium's base64 converters do not take the placeholder: null */
 			if (opts->binary_mode == CDC_BINARY_HEX)
 				textenc_append_json(buf, ph, len);

@@ -44,7 +44,8 @@ typedef enum CdcValueKind
 	CDC_VK_BITS,				/* bit(n), varbit: io.debezium.data.Bits */
 	CDC_VK_HSTORE,
 	CDC_VK_POINT,
-	CDC_VK_ARRAY
+	CDC_VK_ARRAY,
+	CDC_VK_UNKNOWN				/* no Debezium mapping: its text as binary */
 } CdcValueKind;
 
 typedef struct CdcColumn CdcColumn;

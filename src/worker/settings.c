@@ -993,9 +993,15 @@ check_propagate_source_type(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+bool		settings_include_unknown_datatypes = false;
+
 static void
 define_keys_settings(void)
 {
+	DefineCustomBoolVariable("cdc_kafka.include_unknown_datatypes",
+							 "Send columns of types Debezium cannot map as binary text (include.unknown.datatypes).",
+							 NULL, &settings_include_unknown_datatypes, false, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.column_propagate_source_type",
 							   "Columns whose schemas carry their source type: regex list of schema.table.column (column.propagate.source.type).",
 							   "Empty: none.",

@@ -108,6 +108,7 @@ extern char *settings_message_prefix_include_list;
 extern char *settings_message_prefix_exclude_list;
 extern int	settings_schema_name_mode;
 extern int	settings_field_name_mode;
+extern bool settings_include_unknown_datatypes;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

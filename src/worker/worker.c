@@ -716,6 +716,8 @@ add_plugin_options(CdcStreamConfig *cfg)
 			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
 	add_option(cfg, "field_name_adjustment_mode",
 			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
+	add_option(cfg, "include_unknown_datatypes",
+			   bool_text(settings_include_unknown_datatypes));
 }
 
 /* A session's configuration: the plugin options, what to skip or send alone. */

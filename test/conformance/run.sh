@@ -50,6 +50,7 @@ PLUGIN_PROPERTIES+=(topic.delimiter topic.transaction topic.heartbeat.prefix)
 PLUGIN_PROPERTIES+=(message.prefix.include.list message.prefix.exclude.list)
 PLUGIN_PROPERTIES+=(schema.name.adjustment.mode field.name.adjustment.mode)
 PLUGIN_PROPERTIES+=(column.propagate.source.type datatype.propagate.source.type)
+PLUGIN_PROPERTIES+=(include.unknown.datatypes)
 # Properties that only concern Debezium itself: not passed, not warned about.
 DEBEZIUM_ONLY_PATTERN='^(slot\.|offset\.|publication\.autocreate\.mode$|snapshot\.|database\.|name$|connector\.class$|plugin\.name$|max\.|poll\.)'
 
