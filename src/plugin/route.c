@@ -32,6 +32,7 @@
 
 #include "common/nameadjust.h"
 #include "plugin/jregex.h"
+#include "plugin/optvalue.h"
 #include "plugin/route.h"
 #include "plugin/textenc.h"
 
@@ -77,22 +78,13 @@ get_route(CdcOptions *opts)
 	return r;
 }
 
-static void
-bad_value(const char *name, const char *value, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value \"%s\" for option \"%s\"", value, name),
-			 errhint("%s", hint)));
-}
-
 static char *
 parse_checked(const char *name, const char *value, const char *(*check) (const char *))
 {
 	const char *err = check(value);
 
 	if (err != NULL)
-		bad_value(name, value, err);
+		optvalue_bad(name, value, err);
 	return pstrdup(value);
 }
 
@@ -113,21 +105,9 @@ route_parse_option(CdcOptions *opts, const char *name, const char *value)
 	else if (strcmp(name, "route_key_field_replacement") == 0)
 		r->key_field_replacement = parse_checked(name, value, jregex_check_replacement);
 	else if (strcmp(name, "route_key_enforce_uniqueness") == 0)
-	{
-		if (!parse_bool(value, &r->key_enforce_uniqueness))
-			bad_value(name, value, "Use a boolean: true, false, on, off, 1 or 0.");
-	}
+		r->key_enforce_uniqueness = optvalue_flag(name, value);
 	else if (strcmp(name, "route_schema_name_adjustment_mode") == 0)
-	{
-		if (pg_strcasecmp(value, "none") == 0)
-			r->schema_name_mode = NAMEADJUST_NONE;
-		else if (pg_strcasecmp(value, "avro") == 0)
-			r->schema_name_mode = NAMEADJUST_AVRO;
-		else if (pg_strcasecmp(value, "avro_unicode") == 0)
-			r->schema_name_mode = NAMEADJUST_AVRO_UNICODE;
-		else
-			bad_value(name, value, "Allowed values are: none, avro, avro_unicode.");
-	}
+		r->schema_name_mode = optvalue_word(name, value, optvalue_name_adjustment_modes);
 	else
 		return false;
 	return true;
@@ -161,7 +141,7 @@ check_groups(const char *name, const char *replacement, const char *regex)
 	const char *err = jregex_check_groups(regex, replacement);
 
 	if (err != NULL)
-		bad_value(name, replacement, err);
+		optvalue_bad(name, replacement, err);
 }
 
 /* After all options: the properties Debezium requires, and the group numbers. */

@@ -49,6 +49,7 @@
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
+#include "plugin/optvalue.h"
 #include "plugin/outbox.h"
 #include "plugin/plugin.h"
 #include "plugin/unwrap.h"
@@ -693,7 +694,7 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "outbox_table_json_payload_null_behavior",
 			   options_value_name(outbox_null_behaviors, settings_outbox_table_json_payload_null_behavior));
 	add_option(cfg, "outbox_field_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_outbox_field_name_adjustment_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_outbox_field_name_adjustment_mode));
 	add_option(cfg, "route_topic_regex", settings_route_topic_regex);
 	add_option(cfg, "route_topic_replacement", settings_route_topic_replacement);
 	add_option(cfg, "route_key_field_name", settings_route_key_field_name);
@@ -702,7 +703,7 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "route_key_enforce_uniqueness",
 			   bool_text(settings_route_key_enforce_uniqueness));
 	add_option(cfg, "route_schema_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes,
+			   options_value_name(optvalue_name_adjustment_modes,
 								  settings_route_schema_name_mode));
 	if (settings_message_key_columns[0] != '\0')
 		add_option(cfg, "message_key_columns", settings_message_key_columns);
@@ -713,9 +714,9 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "message_prefix_include_list", settings_message_prefix_include_list);
 	add_option(cfg, "message_prefix_exclude_list", settings_message_prefix_exclude_list);
 	add_option(cfg, "schema_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_schema_name_mode));
 	add_option(cfg, "field_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_field_name_mode));
 	add_option(cfg, "include_unknown_datatypes",
 			   bool_text(settings_include_unknown_datatypes));
 }
