@@ -737,17 +737,6 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	LWLockRelease(MyStatus->lock);
 }
 
-/* The options heartbeats are written with (the plugin's, from the settings). */
-static void
-heartbeat_options(CdcOptions *opts)
-{
-	options_set_defaults(opts);
-	opts->topic_prefix = pstrdup(topic_prefix());
-	opts->schemas = settings_schemas;
-	opts->topic_delimiter = pstrdup(settings_topic_delimiter);
-	opts->topic_heartbeat_prefix = pstrdup(settings_topic_heartbeat_prefix);
-}
-
 static void
 publish_names(const char *slot)
 {
@@ -877,7 +866,7 @@ session_interrupted(void)
 }
 
 static void
-stream_until_done(CdcStream *s, const char *fingerprint)
+stream_until_done(CdcStream *s, const CdcStreamConfig *cfg, const char *fingerprint)
 {
 	CdcOptions	hb;
 	TimestampTz last_heartbeat = GetCurrentTimestamp();
@@ -885,7 +874,8 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 	MemoryContext passcxt = AllocSetContextCreate(sessioncxt, "cdc_kafka stream pass",
 												  ALLOCSET_DEFAULT_SIZES);
 
-	heartbeat_options(&hb);
+	/* heartbeats are written with the session's plugin options (topics, route) */
+	stream_plugin_options(&hb, cfg);
 	while (!session_should_end(s, fingerprint))
 	{
 		bool		caught_up;
@@ -1097,7 +1087,7 @@ run_session(void)
 											settings_bootstrap_servers), LOG);
 	s->should_stop = session_interrupted;
 	incremental_session_start(s, &cfg);
-	stream_until_done(s, session_fingerprint);
+	stream_until_done(s, &cfg, session_fingerprint);
 	incremental_session_end();
 	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0)
 	{
