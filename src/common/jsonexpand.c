@@ -1175,3 +1175,34 @@ jsonexpand_render(const char *json, size_t len, const char *name,
 	write_schema(schema_out, schema, NULL, 1);
 	return 0;
 }
+
+/*
+ * The text of json (len bytes) if it is exactly one JSON string literal,
+ * decoded to UTF-8 and NUL-terminated in *out (memory from alloc): returns
+ * its length, or -1 if json is not a string literal.  How the outbox
+ * transform reads the string values the encoder wrote.
+ */
+long
+jsonexpand_string(const char *json, size_t len, JsonExpandAlloc alloc, void *alloc_arg,
+				  char **out)
+{
+	Jx			jx;
+	Str			s;
+
+	memset(&jx, 0, sizeof(jx));
+	jx.p = json;
+	jx.end = json + len;
+	jx.alloc = alloc;
+	jx.alloc_arg = alloc_arg;
+	if (setjmp(jx.fail) != 0)
+		return -1;
+	if (len == 0 || json[0] != '"')
+		return -1;
+	s = parse_string(&jx);
+	if (jx.p != jx.end)
+		return -1;
+	*out = jalloc(&jx, s.len + 1);
+	memcpy(*out, s.p, s.len);
+	(*out)[s.len] = '\0';
+	return (long) s.len;
+}

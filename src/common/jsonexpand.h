@@ -79,4 +79,7 @@ extern int	jsonexpand_render(const char *json, size_t len, const char *name,
 							  JsonExpandOut *value_out,
 							  char *err, size_t errlen);
 
+extern long jsonexpand_string(const char *json, size_t len, JsonExpandAlloc alloc,
+							  void *alloc_arg, char **out);
+
 #endif							/* CDC_KAFKA_JSONEXPAND_H */

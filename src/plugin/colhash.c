@@ -30,6 +30,7 @@
 #include "mb/pg_wchar.h"
 
 #include "plugin/colhash.h"
+#include "plugin/optvalue.h"
 #include "plugin/colregex.h"
 #include "plugin/textenc.h"
 
@@ -223,19 +224,6 @@ colhash_append(StringInfo buf, const ColHash *hash, const char *text, int len, i
 	appendStringInfo(buf, "\"%s\"", hex);
 }
 
-/* Trimmed as Java's String.trim() does, in a copy. */
-static char *
-trim_copy(const char *s, size_t len)
-{
-	const char *end = s + len;
-
-	while (s < end && (unsigned char) *s <= ' ')
-		s++;
-	while (end > s && (unsigned char) end[-1] <= ' ')
-		end--;
-	return pnstrdup(s, end - s);
-}
-
 /*
  * One entry "[v2:]<algorithm>:<salt>:<regex list>" of the setting as an
  * option name and value; NULL if valid, else what is wrong.
@@ -256,7 +244,7 @@ setting_entry(char *entry, char **name, char **list)
 
 		if (colon == NULL)
 			return psprintf("Entry \"%s\" is not [v2:]<algorithm>:<salt>:<regex list>.", entry);
-		fields[i] = trim_copy(p, colon - p);
+		fields[i] = optvalue_java_trim(p, colon - p);
 		p = colon + 1;
 		if (i == 0 && pg_strcasecmp(fields[0], "v2") == 0)
 			nfields = 3;
@@ -304,7 +292,7 @@ colhash_setting_options(const char *value, List **names, List **lists)
 		char	   *error;
 		ListCell   *lc;
 
-		entry = trim_copy(entry, strlen(entry));
+		entry = optvalue_java_trim(entry, strlen(entry));
 		if (entry[0] == '\0')
 			continue;
 		error = setting_entry(entry, &name, &list);

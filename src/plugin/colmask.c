@@ -54,6 +54,7 @@
 
 #include "plugin/colhash.h"
 #include "plugin/colmask.h"
+#include "plugin/optvalue.h"
 #include "plugin/colregex.h"
 #include "plugin/textenc.h"
 
@@ -81,19 +82,6 @@ struct ColMask
 #define MASK_PREFIX "column_mask_with_"
 #define TRUNCATE_PREFIX "column_truncate_to_"
 #define MASK_SUFFIX "_chars"
-
-/* Trimmed as Java's String.trim() does, in a copy. */
-static char *
-java_trim_copy(const char *s)
-{
-	const char *end = s + strlen(s);
-
-	while (*s != '\0' && (unsigned char) *s <= ' ')
-		s++;
-	while (end > s && (unsigned char) end[-1] <= ' ')
-		end--;
-	return pnstrdup(s, end - s);
-}
 
 /*
  * If option is column_mask_with_<n>_chars, column_truncate_to_<n>_chars or
@@ -181,11 +169,11 @@ colmask_setting_options(const char *value, bool truncate, List **names, List **l
 		char	   *digits;
 		ListCell   *lc;
 
-		entry = java_trim_copy(entry);
+		entry = optvalue_java_trim(entry, strlen(entry));
 		if (entry[0] == '\0')
 			continue;
 		colon = strchr(entry, ':');
-		digits = colon ? java_trim_copy(pnstrdup(entry, colon - entry)) : "";
+		digits = colon ? optvalue_java_trim(entry, colon - entry) : "";
 		if (digits[0] == '\0' || strlen(digits) > 6 || strspn(digits, "0123456789") != strlen(digits))
 			return psprintf("Entry \"%s\" is not <n>:<regex list>, n a whole number up to 999999.", entry);
 		digits = psprintf("%ld", strtol(digits, NULL, 10));

@@ -39,12 +39,6 @@
 /* Append a string literal without measuring it. */
 #define APPEND_LITERAL(buf, lit) appendBinaryStringInfo((buf), (lit), sizeof(lit) - 1)
 
-#define TXN_KEY_SCHEMA \
-	"{\"type\":\"struct\",\"fields\":[" \
-	"{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}]," \
-	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataKey\"," \
-	"\"version\":1}"
-
 #define TXN_VALUE_SCHEMA \
 	"{\"type\":\"struct\",\"fields\":[" \
 	"{\"type\":\"string\",\"optional\":false,\"field\":\"status\"}," \
@@ -57,12 +51,6 @@
 	"\"optional\":true,\"field\":\"data_collections\"}," \
 	"{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}]," \
 	"\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataValue\"," \
-	"\"version\":1}"
-
-#define MESSAGE_KEY_SCHEMA \
-	"{\"type\":\"struct\",\"fields\":[" \
-	"{\"type\":\"string\",\"optional\":true,\"field\":\"prefix\"}]," \
-	"\"optional\":false,\"name\":\"io.debezium.connector.postgresql.MessageKey\"," \
 	"\"version\":1}"
 
 /* ---- small writers ------------------------------------------------------------ */
@@ -565,16 +553,42 @@ encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row
 
 /* ---- logical decoding messages ----------------------------------------------- */
 
-void
-encoder_write_message_key(StringInfo buf, const char *prefix, const CdcOptions *opts)
+/*
+ * A key struct of one string field (version 1 schemas), renamed and with the
+ * route transform's field added when route says so.
+ */
+static void
+write_struct_key(StringInfo buf, const char *field, bool optional, const char *value,
+				 const char *name, const CdcKeyRoute *route, const CdcOptions *opts)
 {
 	if (opts->schemas)
-		appendStringInfoString(buf, "{\"schema\":" MESSAGE_KEY_SCHEMA ",\"payload\":");
-	appendStringInfoString(buf, "{\"prefix\":");
-	textenc_append_json(buf, prefix, strlen(prefix));
+	{
+		appendStringInfo(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
+						 "{\"type\":\"string\",\"optional\":%s,\"field\":\"%s\"}",
+						 optional ? "true" : "false", field);
+		if (route != NULL && route->field_schema != NULL)
+			appendStringInfoString(buf, route->field_schema);
+		appendStringInfoString(buf, "],\"optional\":false,\"name\":");
+		if (route != NULL)
+			name = route->name;
+		textenc_append_json(buf, name, strlen(name));
+		appendStringInfoString(buf, ",\"version\":1},\"payload\":");
+	}
+	appendStringInfo(buf, "{\"%s\":", field);
+	textenc_append_json(buf, value, strlen(value));
+	if (route != NULL && route->field != NULL)
+		appendStringInfoString(buf, route->field);
 	appendStringInfoChar(buf, '}');
 	if (opts->schemas)
 		appendStringInfoChar(buf, '}');
+}
+
+void
+encoder_write_message_key(StringInfo buf, const char *prefix, const CdcKeyRoute *route,
+						  const CdcOptions *opts)
+{
+	write_struct_key(buf, "prefix", true, prefix, "io.debezium.connector.postgresql.MessageKey",
+					 route, opts);
 }
 
 static void
@@ -660,15 +674,11 @@ encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts)
 /* ---- transaction metadata ------------------------------------------------------ */
 
 void
-encoder_write_txn_key(StringInfo buf, const char *id, const CdcOptions *opts)
+encoder_write_txn_key(StringInfo buf, const char *id, const CdcKeyRoute *route,
+					  const CdcOptions *opts)
 {
-	if (opts->schemas)
-		appendStringInfoString(buf, "{\"schema\":" TXN_KEY_SCHEMA ",\"payload\":");
-	appendStringInfoString(buf, "{\"id\":");
-	textenc_append_json(buf, id, strlen(id));
-	appendStringInfoChar(buf, '}');
-	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+	write_struct_key(buf, "id", false, id, "io.debezium.connector.common.TransactionMetadataKey",
+					 route, opts);
 }
 
 /* END's per-table counts, in the iteration order of Debezium's HashMap. */
@@ -741,18 +751,10 @@ encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
 
 /* Key of a heartbeat record: io.debezium.connector.common.ServerNameKey. */
 void
-encoder_write_heartbeat_key(StringInfo buf, const CdcOptions *opts)
+encoder_write_heartbeat_key(StringInfo buf, const CdcKeyRoute *route, const CdcOptions *opts)
 {
-	if (opts->schemas)
-		appendStringInfoString(buf, "{\"schema\":{\"type\":\"struct\",\"fields\":["
-							   "{\"type\":\"string\",\"optional\":false,\"field\":\"serverName\"}],"
-							   "\"optional\":false,\"name\":\"io.debezium.connector.common.ServerNameKey\","
-							   "\"version\":1},\"payload\":");
-	appendStringInfoString(buf, "{\"serverName\":");
-	textenc_append_json(buf, opts->topic_prefix, strlen(opts->topic_prefix));
-	appendStringInfoChar(buf, '}');
-	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+	write_struct_key(buf, "serverName", false, opts->topic_prefix,
+					 "io.debezium.connector.common.ServerNameKey", route, opts);
 }
 
 /* Value of a heartbeat record: io.debezium.connector.common.Heartbeat. */

@@ -69,6 +69,17 @@ typedef enum CdcOp
 	CDC_OP_READ = 'r'
 } CdcOp;
 
+/*
+ * A struct key of a record that is no table's (transaction metadata, a
+ * message, a heartbeat) as the route transform rewrites it (route.c).
+ */
+typedef struct CdcKeyRoute
+{
+	char	   *name;			/* the new schema name, adjusted */
+	char	   *field;			/* ,"<key.field.name>":"<id>", or NULL */
+	char	   *field_schema;	/* that field's schema after a comma, or NULL */
+} CdcKeyRoute;
+
 extern void encoder_write_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 							  const CdcOptions *opts);
 extern void encoder_write_header_key(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
@@ -90,15 +101,16 @@ extern void encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const
 									 CdcTxnState *txn, const char *marker, uint64 lsn,
 									 const CdcOptions *opts);
 extern void encoder_write_message_key(StringInfo buf, const char *prefix,
-									  const CdcOptions *opts);
+									  const CdcKeyRoute *route, const CdcOptions *opts);
 extern void encoder_write_message_value(StringInfo buf, const char *prefix,
 										const char *content, Size sz,
 										CdcTxnState *txn, uint64 lsn,
 										const CdcOptions *opts);
-extern void encoder_write_heartbeat_key(StringInfo buf, const CdcOptions *opts);
+extern void encoder_write_heartbeat_key(StringInfo buf, const CdcKeyRoute *route,
+										const CdcOptions *opts);
 extern void encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts);
 extern void encoder_write_context_headers(CdcRecordOut *ro, const CdcOptions *opts);
-extern void encoder_write_txn_key(StringInfo buf, const char *id,
+extern void encoder_write_txn_key(StringInfo buf, const char *id, const CdcKeyRoute *route,
 								  const CdcOptions *opts);
 extern void encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
 									CdcTxnState *txn, const CdcOptions *opts);

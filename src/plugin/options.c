@@ -29,6 +29,7 @@
 #include "plugin/colmask.h"
 #include "plugin/keycols.h"
 #include "plugin/options.h"
+#include "plugin/optvalue.h"
 #include "plugin/plugin.h"
 #include "plugin/textenc.h"
 #include "plugin/outbox.h"
@@ -76,13 +77,6 @@ const struct config_enum_entry options_hstore_modes[] = {
 };
 
 /* schema.name.adjustment.mode and field.name.adjustment.mode */
-const struct config_enum_entry options_name_adjustment_modes[] = {
-	{"none", NAMEADJUST_NONE, false},
-	{"avro", NAMEADJUST_AVRO, false},
-	{"avro_unicode", NAMEADJUST_AVRO_UNICODE, false},
-	{NULL, 0, false}
-};
-
 /* The plugin's own: no setting has it (the worker always asks for binary). */
 static const struct config_enum_entry output_formats[] = {
 	{"value", CDC_OUTPUT_VALUE, false},
@@ -506,9 +500,9 @@ apply_option(CdcOptions *opts, DefElem *elem)
 	else if (strcmp(name, "message_prefix_exclude_list") == 0)
 		opts->message_prefix_exclude_list = pstrdup(option_value(elem));
 	else if (strcmp(name, "schema_name_adjustment_mode") == 0)
-		opts->schema_name_mode = parse_word(elem, options_name_adjustment_modes);
+		opts->schema_name_mode = parse_word(elem, optvalue_name_adjustment_modes);
 	else if (strcmp(name, "field_name_adjustment_mode") == 0)
-		opts->field_name_mode = parse_word(elem, options_name_adjustment_modes);
+		opts->field_name_mode = parse_word(elem, optvalue_name_adjustment_modes);
 	else if (strncmp(name, "route_", 6) == 0)
 		return route_parse_option(opts, name, option_value(elem));
 	else if (strncmp(name, "outbox_", 7) == 0)

@@ -106,7 +106,6 @@ extern const struct config_enum_entry options_binary_modes[];
 extern const struct config_enum_entry options_time_modes[];
 extern const struct config_enum_entry options_interval_modes[];
 extern const struct config_enum_entry options_hstore_modes[];
-extern const struct config_enum_entry options_name_adjustment_modes[];
 
 extern const char *options_value_name(const struct config_enum_entry *table, int value);
 extern void options_set_defaults(CdcOptions *opts);

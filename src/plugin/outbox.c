@@ -46,7 +46,6 @@
  */
 #include "postgres.h"
 
-#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -56,6 +55,7 @@
 #include "common/nameadjust.h"
 #include "plugin/encoder.h"
 #include "plugin/jregex.h"
+#include "plugin/optvalue.h"
 #include "plugin/outbox.h"
 #include "plugin/recout.h"
 #include "plugin/textenc.h"
@@ -90,14 +90,6 @@ const struct config_enum_entry outbox_missing_behaviors[] = {
 const struct config_enum_entry outbox_null_behaviors[] = {
 	{"ignore", 0, false},
 	{"optional_bytes", 1, false},
-	{NULL, 0, false}
-};
-
-/* field.name.adjustment.mode (options.c has the same words; it calls this module) */
-static const struct config_enum_entry field_name_modes[] = {
-	{"none", NAMEADJUST_NONE, false},
-	{"avro", NAMEADJUST_AVRO, false},
-	{"avro_unicode", NAMEADJUST_AVRO_UNICODE, false},
 	{NULL, 0, false}
 };
 
@@ -157,8 +149,6 @@ typedef struct OutboxColumns
 	char	   *value_name;		/* the row's value schema name, adjusted */
 } OutboxColumns;
 
-static char *java_trim(const char *s);
-
 /* ---- configuration ------------------------------------------------------------ */
 
 static CdcOutbox *
@@ -182,56 +172,6 @@ get_outbox(CdcOptions *opts)
 	ob->field_name_mode = NAMEADJUST_NONE;
 	opts->outbox = ob;
 	return ob;
-}
-
-static void
-bad_value(const char *name, const char *value, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value \"%s\" for option \"%s\"", value, name),
-			 errhint("%s", hint)));
-}
-
-/* Debezium's enumerations: trimmed, case-insensitive. */
-static int
-parse_enum(const char *name, const char *value, const struct config_enum_entry *words)
-{
-	char	   *trimmed = java_trim(value);
-	StringInfoData allowed;
-
-	initStringInfo(&allowed);
-	for (const struct config_enum_entry *w = words; w->name != NULL; w++)
-	{
-		if (pg_strcasecmp(w->name, trimmed) == 0)
-			return w->val;
-		appendStringInfo(&allowed, "%s%s", allowed.len > 0 ? ", " : "", w->name);
-	}
-	bad_value(name, value, psprintf("Allowed values are: %s.", allowed.data));
-	return 0;					/* keep the compiler quiet */
-}
-
-/* A copy of s without leading and trailing characters <= ' ', as Java's trim. */
-static char *
-java_trim(const char *s)
-{
-	const char *end = s + strlen(s);
-
-	while (*s != '\0' && (unsigned char) *s <= ' ')
-		s++;
-	while (end > s && (unsigned char) end[-1] <= ' ')
-		end--;
-	return pnstrdup(s, end - s);
-}
-
-static bool
-parse_flag(const char *name, const char *value)
-{
-	bool		result;
-
-	if (!parse_bool(value, &result))
-		bad_value(name, value, "Use a boolean: true, false, on, off, 1 or 0.");
-	return result;
 }
 
 /*
@@ -260,9 +200,9 @@ parse_placement(const char *value, List **fields)
 							tok);
 		f->column = pstrdup(lfirst(list_head(parts)));
 		f->alias = list_length(parts) == 3 ? llast(parts) : f->column;
-		f->column = java_trim(f->column);
-		f->alias = java_trim(f->alias);
-		where = java_trim(lsecond(parts));
+		f->column = optvalue_java_trim(f->column, strlen(f->column));
+		f->alias = optvalue_java_trim(f->alias, strlen(f->alias));
+		where = optvalue_java_trim(lsecond(parts), strlen(lsecond(parts)));
 		if (pg_strcasecmp(where, "header") == 0)
 			f->placement = PLACE_HEADER;
 		else if (pg_strcasecmp(where, "envelope") == 0)
@@ -307,34 +247,34 @@ outbox_parse_option(CdcOptions *opts, const char *name, const char *value)
 	{
 		ob->additional = NIL;
 		if ((err = parse_placement(value, &ob->additional)) != NULL)
-			bad_value(name, value, err);
+			optvalue_bad(name, value, err);
 	}
 	else if (strcmp(name, "outbox_table_field_additional_missing") == 0)
-		ob->missing_ignore = parse_enum(name, value, outbox_missing_behaviors) == 1;
+		ob->missing_ignore = optvalue_word(name, value, outbox_missing_behaviors) == 1;
 	else if (strcmp(name, "outbox_route_by_field") == 0)
 		ob->route_by_field = pstrdup(value);
 	else if (strcmp(name, "outbox_route_topic_regex") == 0)
 	{
 		if ((err = jregex_check(value)) != NULL)
-			bad_value(name, value, err);
+			optvalue_bad(name, value, err);
 		ob->route_regex = pstrdup(value);
 	}
 	else if (strcmp(name, "outbox_route_topic_replacement") == 0)
 	{
 		if ((err = jregex_check_replacement(value)) != NULL)
-			bad_value(name, value, err);
+			optvalue_bad(name, value, err);
 		ob->route_replacement = pstrdup(value);
 	}
 	else if (strcmp(name, "outbox_route_tombstone_on_empty_payload") == 0)
-		ob->tombstone_on_empty = parse_flag(name, value);
+		ob->tombstone_on_empty = optvalue_flag(name, value);
 	else if (strcmp(name, "outbox_table_op_invalid_behavior") == 0)
-		ob->invalid_op = parse_enum(name, value, outbox_invalid_op_behaviors);
+		ob->invalid_op = optvalue_word(name, value, outbox_invalid_op_behaviors);
 	else if (strcmp(name, "outbox_table_expand_json_payload") == 0)
-		ob->expand_json = parse_flag(name, value);
+		ob->expand_json = optvalue_flag(name, value);
 	else if (strcmp(name, "outbox_table_json_payload_null_behavior") == 0)
-		ob->null_as_bytes = parse_enum(name, value, outbox_null_behaviors) == 1;
+		ob->null_as_bytes = optvalue_word(name, value, outbox_null_behaviors) == 1;
 	else if (strcmp(name, "outbox_field_name_adjustment_mode") == 0)
-		ob->field_name_mode = parse_enum(name, value, field_name_modes);
+		ob->field_name_mode = optvalue_word(name, value, optvalue_name_adjustment_modes);
 	else if (strncmp(name, "outbox_tracing_", 15) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -378,7 +318,7 @@ outbox_finish(CdcOptions *opts)
 		return;
 	}
 	if ((err = jregex_check_groups(ob->route_regex, ob->route_replacement)) != NULL)
-		bad_value("outbox_route_topic_replacement", ob->route_replacement, err);
+		optvalue_bad("outbox_route_topic_replacement", ob->route_replacement, err);
 	ob->only_headers = true;
 	foreach(lc, ob->additional)
 	{
@@ -515,86 +455,24 @@ schema_has_type(const char *schema, const char *type)
 	return strncmp(schema, prefix, strlen(prefix)) == 0;
 }
 
-static int
-hex_digit(char c)
+static void *
+expand_alloc(void *arg, size_t size)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static pg_wchar
-hex4(const char *p)
-{
-	pg_wchar	v = 0;
-
-	for (int k = 0; k < 4; k++)
-		v = (v << 4) | hex_digit(p[k]);
-	return v;
+	return palloc(size);
 }
 
 /*
- * The text of a JSON string literal as the encoder writes it (valid,
- * UTF-8), or NULL if json is not a string.
+ * The text of a JSON string literal as the encoder writes it, or NULL if
+ * json is not a string.
  */
 static char *
 decode_json_string(const char *json)
 {
-	StringInfoData out;
-	const char *p = json + 1;
+	char	   *text;
 
-	if (json[0] != '"')
+	if (jsonexpand_string(json, strlen(json), expand_alloc, NULL, &text) < 0)
 		return NULL;
-	initStringInfo(&out);
-	while (*p != '"' && *p != '\0')
-	{
-		pg_wchar	c;
-		unsigned char utf8[8];
-
-		if (*p != '\\')
-		{
-			appendStringInfoChar(&out, *p++);
-			continue;
-		}
-		p++;
-		switch (*p)
-		{
-			case 'b':
-				c = '\b';
-				break;
-			case 'f':
-				c = '\f';
-				break;
-			case 'n':
-				c = '\n';
-				break;
-			case 'r':
-				c = '\r';
-				break;
-			case 't':
-				c = '\t';
-				break;
-			case 'u':
-				c = hex4(p + 1);
-				p += 4;
-				if (c >= 0xD800 && c < 0xDC00 && p[1] == '\\' && p[2] == 'u')
-				{
-					c = 0x10000 + ((c - 0xD800) << 10) + (hex4(p + 3) - 0xDC00);
-					p += 6;
-				}
-				break;
-			default:
-				c = (unsigned char) *p;
-		}
-		p++;
-		unicode_to_utf8(c, utf8);
-		appendBinaryStringInfo(&out, (char *) utf8, pg_utf_mblen(utf8));
-	}
-	return out.data;
+	return text;
 }
 
 /* A column value given as text: the route-by value. */
@@ -677,11 +555,6 @@ typedef struct OutboxPayload
 #define EXPAND_MAX_DEPTH 1000		/* Jackson's StreamWriteConstraints */
 #define EXPAND_ENVELOPE_DEPTH 3		/* {"schema":{"fields":[<payload schema>... */
 
-static void *
-expand_alloc(void *arg, size_t size)
-{
-	return palloc(size);
-}
 
 static void
 expand_append(void *arg, const char *data, size_t len)
@@ -746,7 +619,8 @@ read_payload(const CdcRelInfo *ri, const CdcRow *row, const OutboxColumns *oc,
 	p.json = column_json(ri, row, oc->payload, opts);
 	text = decode_json_string(p.json);
 	/* Java: payload == null || payload.toString().trim().isEmpty() */
-	p.empty = strcmp(p.json, "null") == 0 || (text != NULL && java_trim(text)[0] == '\0');
+	p.empty = strcmp(p.json, "null") == 0 ||
+		(text != NULL && optvalue_java_trim(text, strlen(text))[0] == '\0');
 	if (opts->outbox->expand_json)
 		expand_payload(&p, ri, opts->outbox);
 	return p;

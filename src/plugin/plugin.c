@@ -49,6 +49,7 @@
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
 #include "plugin/outbox.h"
+#include "plugin/route.h"
 #include "plugin/unwrap.h"
 
 typedef struct CdcPluginState
@@ -60,6 +61,8 @@ typedef struct CdcPluginState
 	TimestampTz last_commit_time;
 	char	   *message_topic;
 	char	   *txn_topic;
+	CdcKeyRoute *message_key_route;	/* route.c: how their keys change, or NULL */
+	CdcKeyRoute *txn_key_route;
 	CdcMsgFilter *msgfilter;	/* which messages are sent */
 } CdcPluginState;
 
@@ -124,6 +127,8 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 	/* Debezium sanitises neither: their parts are valid topic names */
 	state->txn_topic = psprintf("%s%s%s", state->opts.topic_prefix,
 								state->opts.topic_delimiter, state->opts.topic_transaction);
+	state->message_key_route = route_other(&state->opts, &state->message_topic);
+	state->txn_key_route = route_other(&state->opts, &state->txn_topic);
 	/* Debezium continues from its last commit; ours is the slot's position */
 	state->last_commit_lsn = ctx->slot ? ctx->slot->data.confirmed_flush : 0;
 	state->last_commit_time = GetCurrentTimestamp();
@@ -186,7 +191,7 @@ write_txn_record(LogicalDecodingContext *ctx, CdcTxnState *ts, bool is_begin,
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);
-		encoder_write_txn_key(ctx->out, id.data, &state->opts);
+		encoder_write_txn_key(ctx->out, id.data, state->txn_key_route, &state->opts);
 		recout_key_end(&ro);
 	}
 	recout_value_begin(&ro);
@@ -715,7 +720,7 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);
-		encoder_write_message_key(ctx->out, prefix, &state->opts);
+		encoder_write_message_key(ctx->out, prefix, state->message_key_route, &state->opts);
 		recout_key_end(&ro);
 	}
 	recout_value_begin(&ro);

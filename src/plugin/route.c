@@ -16,7 +16,9 @@
  * transform's own schema.name.adjustment.mode.  The topic a relation's
  * changes go to is the same for all of them, so it is all decided here,
  * once per relation: relinfo.c renders the key and value schemas under the
- * new names and encoder.c appends the key field.
+ * new names and encoder.c appends the key field.  Transaction metadata,
+ * messages and heartbeats are rerouted the same way when their topics
+ * match (route_other, once per session), their values left alone.
  *
  * Regexes and replacements are Java's, as jregex.c reads them.
  *
@@ -32,6 +34,7 @@
 
 #include "common/nameadjust.h"
 #include "plugin/jregex.h"
+#include "plugin/optvalue.h"
 #include "plugin/route.h"
 #include "plugin/textenc.h"
 
@@ -77,22 +80,13 @@ get_route(CdcOptions *opts)
 	return r;
 }
 
-static void
-bad_value(const char *name, const char *value, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value \"%s\" for option \"%s\"", value, name),
-			 errhint("%s", hint)));
-}
-
 static char *
 parse_checked(const char *name, const char *value, const char *(*check) (const char *))
 {
 	const char *err = check(value);
 
 	if (err != NULL)
-		bad_value(name, value, err);
+		optvalue_bad(name, value, err);
 	return pstrdup(value);
 }
 
@@ -113,21 +107,9 @@ route_parse_option(CdcOptions *opts, const char *name, const char *value)
 	else if (strcmp(name, "route_key_field_replacement") == 0)
 		r->key_field_replacement = parse_checked(name, value, jregex_check_replacement);
 	else if (strcmp(name, "route_key_enforce_uniqueness") == 0)
-	{
-		if (!parse_bool(value, &r->key_enforce_uniqueness))
-			bad_value(name, value, "Use a boolean: true, false, on, off, 1 or 0.");
-	}
+		r->key_enforce_uniqueness = optvalue_flag(name, value);
 	else if (strcmp(name, "route_schema_name_adjustment_mode") == 0)
-	{
-		if (pg_strcasecmp(value, "none") == 0)
-			r->schema_name_mode = NAMEADJUST_NONE;
-		else if (pg_strcasecmp(value, "avro") == 0)
-			r->schema_name_mode = NAMEADJUST_AVRO;
-		else if (pg_strcasecmp(value, "avro_unicode") == 0)
-			r->schema_name_mode = NAMEADJUST_AVRO_UNICODE;
-		else
-			bad_value(name, value, "Allowed values are: none, avro, avro_unicode.");
-	}
+		r->schema_name_mode = optvalue_word(name, value, optvalue_name_adjustment_modes);
 	else
 		return false;
 	return true;
@@ -161,7 +143,7 @@ check_groups(const char *name, const char *replacement, const char *regex)
 	const char *err = jregex_check_groups(regex, replacement);
 
 	if (err != NULL)
-		bad_value(name, replacement, err);
+		optvalue_bad(name, replacement, err);
 }
 
 /* After all options: the properties Debezium requires, and the group numbers. */
@@ -191,7 +173,48 @@ route_finish(CdcOptions *opts)
 	}
 }
 
-/* ---- relations ---------------------------------------------------------------- */
+/* ---- relations and other records ------------------------------------------ */
+
+/*
+ * The key field key.enforce.uniqueness adds for a record of old_topic:
+ * *field is ,"<name>":"<id>", *schema its schema after a comma.
+ */
+static void
+key_field(const CdcRoute *r, const char *old_topic, char **field, char **schema)
+{
+	const char *id = old_topic;
+	StringInfoData buf;
+
+	if (r->key_field_regex[0] != '\0')
+	{
+		char	   *replaced = replace(r->key_field_regex, r->key_field_replacement, old_topic);
+
+		if (replaced != NULL)
+			id = replaced;
+	}
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, ',');
+	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
+	appendStringInfoChar(&buf, ':');
+	textenc_append_json(&buf, id, strlen(id));
+	*field = buf.data;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, ",{\"type\":\"string\",\"optional\":false,\"field\":");
+	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
+	appendStringInfoChar(&buf, '}');
+	*schema = buf.data;
+}
+
+/* The new topic of a record of topic, or NULL if it stays. */
+static char *
+new_topic(const CdcRoute *r, const char *topic)
+{
+	char	   *result = replace(r->topic_regex, r->topic_replacement, topic);
+
+	/* Debezium leaves a record alone when the replacement is empty */
+	return (result == NULL || result[0] == '\0') ? NULL : result;
+}
 
 /*
  * Reroute ri if its topic matches: ri->topic becomes the new topic (the
@@ -203,38 +226,40 @@ route_apply(CdcRelInfo *ri, const CdcOptions *opts)
 {
 	const CdcRoute *r = opts->route;
 	char	   *topic;
-	const char *id = ri->topic;
-	StringInfoData buf;
 
-	if (r == NULL)
-		return;
-	topic = replace(r->topic_regex, r->topic_replacement, ri->topic);
-	if (topic == NULL || topic[0] == '\0')
+	if (r == NULL || (topic = new_topic(r, ri->topic)) == NULL)
 		return;
 	ri->topic = topic;
 	ri->route_schema_name_mode = r->schema_name_mode;
 	if (r->before_unwrap)
 		ri->flat_topic = topic;
-	if (!r->key_enforce_uniqueness)
-		return;
-	if (r->key_field_regex[0] != '\0')
-	{
-		char	   *replaced = replace(r->key_field_regex, r->key_field_replacement,
-									   ri->table_topic);
+	if (r->key_enforce_uniqueness)
+		key_field(r, ri->table_topic, &ri->route_key_field, &ri->route_key_schema);
+}
 
-		if (replaced != NULL)
-			id = replaced;
-	}
-	initStringInfo(&buf);
-	appendStringInfoChar(&buf, ',');
-	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
-	appendStringInfoChar(&buf, ':');
-	textenc_append_json(&buf, id, strlen(id));
-	ri->route_key_field = buf.data;
+/*
+ * Reroute a record that is no table's (transaction metadata, messages,
+ * heartbeats), as Debezium's transform reroutes any record whose topic
+ * matches: *topic becomes the new topic and the result says how its key
+ * changes (renamed <new topic>.Key, with the key field); its value, no
+ * change event, stays.  NULL: it stays where it is.
+ */
+CdcKeyRoute *
+route_other(const CdcOptions *opts, char **topic)
+{
+	const CdcRoute *r = opts->route;
+	char	   *routed;
+	CdcKeyRoute *kr;
+	char	   *name;
 
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, ",{\"type\":\"string\",\"optional\":false,\"field\":");
-	textenc_append_json(&buf, r->key_field_name, strlen(r->key_field_name));
-	appendStringInfoChar(&buf, '}');
-	ri->route_key_schema = buf.data;
+	if (r == NULL || (routed = new_topic(r, *topic)) == NULL)
+		return NULL;
+	kr = palloc0(sizeof(CdcKeyRoute));
+	name = psprintf("%s.Key", routed);
+	kr->name = palloc(NAMEADJUST_MAX_LEN(strlen(name)));
+	nameadjust_apply(name, r->schema_name_mode, false, kr->name);
+	if (r->key_enforce_uniqueness)
+		key_field(r, *topic, &kr->field, &kr->field_schema);
+	*topic = routed;
+	return kr;
 }

@@ -5,7 +5,9 @@
  *
  * Configured by the plugin options transforms and route_* (the
  * cdc_kafka.* settings of the same names in the worker); applied once per
- * relation when its topic and schemas are rendered (relinfo.c).
+ * relation when its topic and schemas are rendered (relinfo.c), and once
+ * per session to the topics of transaction metadata and messages
+ * (plugin.c) and of heartbeats (the worker's stream.c).
  *
  * src/plugin/route.h
  *
@@ -14,6 +16,7 @@
 #ifndef CDC_PLUGIN_ROUTE_H
 #define CDC_PLUGIN_ROUTE_H
 
+#include "plugin/encoder.h"
 #include "plugin/options.h"
 #include "plugin/relinfo.h"
 
@@ -36,5 +39,6 @@ extern bool route_parse_option(CdcOptions *opts, const char *name, const char *v
 extern void route_parse_transforms(CdcOptions *opts, const char *value);
 extern void route_finish(CdcOptions *opts);
 extern void route_apply(CdcRelInfo *ri, const CdcOptions *opts);
+extern CdcKeyRoute *route_other(const CdcOptions *opts, char **topic);
 
 #endif							/* CDC_PLUGIN_ROUTE_H */

@@ -42,6 +42,7 @@
 #include "utils/varlena.h"
 
 #include "plugin/encoder.h"
+#include "plugin/optvalue.h"
 #include "plugin/recout.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
@@ -235,46 +236,14 @@ get_unwrap(CdcOptions *opts)
 	return u;
 }
 
-static void
-bad_value(const char *name, const char *value, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value \"%s\" for option \"%s\"", value, name),
-			 errhint("%s", hint)));
-}
-
-static bool
-parse_flag(const char *name, const char *value)
-{
-	bool		result;
-
-	if (!parse_bool(value, &result))
-		bad_value(name, value, "Use a boolean: true, false, on, off, 1 or 0.");
-	return result;
-}
-
 static char *
 parse_fields(const char *name, const char *value)
 {
 	const char *err = unwrap_check_fields(value);
 
 	if (err != NULL)
-		bad_value(name, value, err);
+		optvalue_bad(name, value, err);
 	return pstrdup(value);
-}
-
-static int
-parse_delete_mode(const char *name, const char *value)
-{
-	for (int i = 0; unwrap_delete_modes[i].name != NULL; i++)
-	{
-		if (pg_strcasecmp(value, unwrap_delete_modes[i].name) == 0)
-			return unwrap_delete_modes[i].val;
-	}
-	bad_value(name, value, "Allowed values are: drop, tombstone, rewrite, "
-			  "rewrite-with-tombstone, delete-to-tombstone.");
-	return 0;					/* keep compiler quiet */
 }
 
 /* Apply one unwrap_* option; false if the name is not one. */
@@ -292,17 +261,17 @@ unwrap_parse_option(CdcOptions *opts, const char *name, const char *value)
 	else if (strcmp(name, "unwrap_add_headers_prefix") == 0)
 		u->add_headers_prefix = pstrdup(value);
 	else if (strcmp(name, "unwrap_delete_tombstone_handling_mode") == 0)
-		u->delete_mode = parse_delete_mode(name, value);
+		u->delete_mode = optvalue_word(name, value, unwrap_delete_modes);
 	else if (strcmp(name, "unwrap_route_by_field") == 0)
 		u->route_by_field = pstrdup(value);
 	else if (strcmp(name, "unwrap_drop_fields_header_name") == 0)
 		u->drop_fields_header_name = pstrdup(value);
 	else if (strcmp(name, "unwrap_drop_fields_from_key") == 0)
-		u->drop_fields_from_key = parse_flag(name, value);
+		u->drop_fields_from_key = optvalue_flag(name, value);
 	else if (strcmp(name, "unwrap_drop_fields_keep_schema_compatible") == 0)
-		u->drop_fields_keep_schema_compatible = parse_flag(name, value);
+		u->drop_fields_keep_schema_compatible = optvalue_flag(name, value);
 	else if (strcmp(name, "unwrap_replace_null_with_default") == 0)
-		u->replace_null_with_default = parse_flag(name, value);
+		u->replace_null_with_default = optvalue_flag(name, value);
 	else
 		return false;
 	return true;
@@ -317,7 +286,7 @@ unwrap_parse_transforms(CdcOptions *opts, const char *value)
 	ListCell   *lc;
 
 	if (err != NULL)
-		bad_value("transforms", value, err);
+		optvalue_bad("transforms", value, err);
 	SplitIdentifierString(copy, ',', &names);
 	get_unwrap(opts)->enabled = false;
 	foreach(lc, names)

@@ -37,6 +37,7 @@
 #include "plugin/keycols.h"
 #include "plugin/msgfilter.h"
 #include "plugin/options.h"
+#include "plugin/optvalue.h"
 #include "plugin/outbox.h"
 #include "plugin/textenc.h"
 #include "plugin/route.h"
@@ -591,7 +592,7 @@ define_route_settings(void)
 							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.route_schema_name_adjustment_mode",
 							 "ByLogicalTableRouter schema.name.adjustment.mode.", NULL,
-							 &settings_route_schema_name_mode, 0, options_name_adjustment_modes,
+							 &settings_route_schema_name_mode, 0, optvalue_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
@@ -671,7 +672,7 @@ define_outbox_settings(void)
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.outbox_field_name_adjustment_mode",
 							 "EventRouter field.name.adjustment.mode (expanded payloads).", NULL,
-							 &settings_outbox_field_name_adjustment_mode, 0, options_name_adjustment_modes,
+							 &settings_outbox_field_name_adjustment_mode, 0, optvalue_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
@@ -834,11 +835,11 @@ define_format_settings(void)
 							   check_message_prefix_list, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.schema_name_adjustment_mode",
 							 "Debezium's schema.name.adjustment.mode: none, avro, avro_unicode.", NULL,
-							 &settings_schema_name_mode, 0, options_name_adjustment_modes,
+							 &settings_schema_name_mode, 0, optvalue_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("cdc_kafka.field_name_adjustment_mode",
 							 "Debezium's field.name.adjustment.mode: none, avro, avro_unicode.", NULL,
-							 &settings_field_name_mode, 0, options_name_adjustment_modes,
+							 &settings_field_name_mode, 0, optvalue_name_adjustment_modes,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("cdc_kafka.message_prefix_exclude_list",
 							   "Debezium's message.prefix.exclude.list: regular expressions of the logical decoding messages' prefixes not sent.",

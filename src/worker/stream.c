@@ -58,6 +58,7 @@
 #include "plugin/options.h"
 #include "plugin/plugin.h"
 #include "plugin/recout.h"
+#include "plugin/route.h"
 #include "worker/producer.h"
 #include "worker/settings.h"
 #include "worker/status.h"
@@ -854,10 +855,11 @@ stream_heartbeat(CdcStream *s, const CdcOptions *opts)
 	CdcOutRecord rec = {0};
 	char	   *topic = psprintf("%s%s%s", opts->topic_heartbeat_prefix,
 									 opts->topic_delimiter, opts->topic_prefix);
+	CdcKeyRoute *route = route_other(opts, &topic);
 
 	initStringInfo(&key);
 	initStringInfo(&value);
-	encoder_write_heartbeat_key(&key, opts);
+	encoder_write_heartbeat_key(&key, route, opts);
 	encoder_write_heartbeat_value(&value, opts);
 	rec.topic = topic;
 	rec.partition = 0;

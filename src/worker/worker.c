@@ -49,6 +49,7 @@
 #include "plugin/colmask.h"
 #include "plugin/compat.h"
 #include "plugin/options.h"
+#include "plugin/optvalue.h"
 #include "plugin/outbox.h"
 #include "plugin/plugin.h"
 #include "plugin/unwrap.h"
@@ -693,7 +694,7 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "outbox_table_json_payload_null_behavior",
 			   options_value_name(outbox_null_behaviors, settings_outbox_table_json_payload_null_behavior));
 	add_option(cfg, "outbox_field_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_outbox_field_name_adjustment_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_outbox_field_name_adjustment_mode));
 	add_option(cfg, "route_topic_regex", settings_route_topic_regex);
 	add_option(cfg, "route_topic_replacement", settings_route_topic_replacement);
 	add_option(cfg, "route_key_field_name", settings_route_key_field_name);
@@ -702,7 +703,7 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "route_key_enforce_uniqueness",
 			   bool_text(settings_route_key_enforce_uniqueness));
 	add_option(cfg, "route_schema_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes,
+			   options_value_name(optvalue_name_adjustment_modes,
 								  settings_route_schema_name_mode));
 	if (settings_message_key_columns[0] != '\0')
 		add_option(cfg, "message_key_columns", settings_message_key_columns);
@@ -713,9 +714,9 @@ add_plugin_options(CdcStreamConfig *cfg)
 	add_option(cfg, "message_prefix_include_list", settings_message_prefix_include_list);
 	add_option(cfg, "message_prefix_exclude_list", settings_message_prefix_exclude_list);
 	add_option(cfg, "schema_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_schema_name_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_schema_name_mode));
 	add_option(cfg, "field_name_adjustment_mode",
-			   options_value_name(options_name_adjustment_modes, settings_field_name_mode));
+			   options_value_name(optvalue_name_adjustment_modes, settings_field_name_mode));
 	add_option(cfg, "include_unknown_datatypes",
 			   bool_text(settings_include_unknown_datatypes));
 }
@@ -734,17 +735,6 @@ build_config(CdcStreamConfig *cfg, const char *slot)
 	cfg->careful_until = MyStatus->careful_until;
 	cfg->careful_job = MyStatus->careful_job;
 	LWLockRelease(MyStatus->lock);
-}
-
-/* The options heartbeats are written with (the plugin's, from the settings). */
-static void
-heartbeat_options(CdcOptions *opts)
-{
-	options_set_defaults(opts);
-	opts->topic_prefix = pstrdup(topic_prefix());
-	opts->schemas = settings_schemas;
-	opts->topic_delimiter = pstrdup(settings_topic_delimiter);
-	opts->topic_heartbeat_prefix = pstrdup(settings_topic_heartbeat_prefix);
 }
 
 static void
@@ -876,7 +866,7 @@ session_interrupted(void)
 }
 
 static void
-stream_until_done(CdcStream *s, const char *fingerprint)
+stream_until_done(CdcStream *s, const CdcStreamConfig *cfg, const char *fingerprint)
 {
 	CdcOptions	hb;
 	TimestampTz last_heartbeat = GetCurrentTimestamp();
@@ -884,7 +874,8 @@ stream_until_done(CdcStream *s, const char *fingerprint)
 	MemoryContext passcxt = AllocSetContextCreate(sessioncxt, "cdc_kafka stream pass",
 												  ALLOCSET_DEFAULT_SIZES);
 
-	heartbeat_options(&hb);
+	/* heartbeats are written with the session's plugin options (topics, route) */
+	stream_plugin_options(&hb, cfg);
 	while (!session_should_end(s, fingerprint))
 	{
 		bool		caught_up;
@@ -1096,7 +1087,7 @@ run_session(void)
 											settings_bootstrap_servers), LOG);
 	s->should_stop = session_interrupted;
 	incremental_session_start(s, &cfg);
-	stream_until_done(s, session_fingerprint);
+	stream_until_done(s, &cfg, session_fingerprint);
 	incremental_session_end();
 	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0)
 	{

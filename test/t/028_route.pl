@@ -7,6 +7,9 @@
 #    __dbz__physicalTableIdentifier (the old topic).
 #  * Keys are named <new topic>.Key, envelopes <new topic>.Envelope with
 #    before/after <new topic>.Value; tombstones keep a null value.
+#  * A regex that matches the heartbeat topic reroutes heartbeats too, as
+#    Debezium reroutes any record: key renamed, the key field added, the
+#    value left alone.
 #
 # test/t/028_route.pl
 
@@ -100,5 +103,25 @@ for my $i (0 .. $#got)
 	is_deeply([ map { $_->{name} } @{ $v->{schema}{fields} }[ 0 .. 1 ] ],
 		[ "$topic.Value", "$topic.Value" ], "$label: before/after names");
 }
+
+# ---- heartbeats are rerouted when the regex matches their topic ------------------
+
+$node->append_conf(
+	'postgresql.conf', q{
+cdc_kafka.heartbeat_interval = '1s'
+cdc_kafka.route_topic_regex = '__debezium-heartbeat[.](.*)'
+cdc_kafka.route_topic_replacement = 'hb.$1'
+});
+$node->reload;
+ok(poll_until(sub { $kafka->record_count('hb.postgres') > 0 }, 60, 'a heartbeat on hb.postgres'),
+	'heartbeats go to the rerouted topic');
+ok(!$kafka->topic_list->{'__debezium-heartbeat.postgres'}, 'none to the old heartbeat topic');
+my $hb = $kafka->consume('hb.postgres')->[0];
+my $hk = CdcKafka::json_parser()->decode($hb->{key});
+is($hk->{schema}{name}, 'hb.postgres.Key', 'heartbeat key renamed');
+is_deeply($hk->{payload},
+	{ serverName => 'postgres', __dbz__physicalTableIdentifier => '__debezium-heartbeat.postgres' },
+	'heartbeat key with the key field');
+like($hb->{value}, qr/"name":"io.debezium.connector.common.Heartbeat"/, 'heartbeat value left alone');
 
 done_testing();

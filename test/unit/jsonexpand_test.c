@@ -625,6 +625,28 @@ test_errors(void **state)
 	free(got);
 }
 
+/* jsonexpand_string: one whole string literal, escapes decoded; anything else -1. */
+static void
+test_string(void **state)
+{
+	Arena		arena = {0};
+	char	   *out = NULL;
+	const char *lit = "\"a\\\"\\u00e9\\ud83d\\ude00\\n\"";
+
+	assert_int_equal(jsonexpand_string(lit, strlen(lit), arena_alloc, &arena, &out), 9);
+	assert_string_equal(out, "a\"\xc3\xa9\xf0\x9f\x98\x80\n");
+	assert_int_equal(jsonexpand_string("\"\"", 2, arena_alloc, &arena, &out), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(jsonexpand_string("null", 4, arena_alloc, &arena, &out), -1);
+	assert_int_equal(jsonexpand_string("12", 2, arena_alloc, &arena, &out), -1);
+	assert_int_equal(jsonexpand_string("\"a\" ", 4, arena_alloc, &arena, &out), -1);
+	assert_int_equal(jsonexpand_string("\"a", 2, arena_alloc, &arena, &out), -1);
+	assert_int_equal(jsonexpand_string("\"\\x\"", 4, arena_alloc, &arena, &out), -1);
+	for (size_t i = 0; i < arena.n; i++)
+		free(arena.ptrs[i]);
+	free(arena.ptrs);
+}
+
 int
 main(void)
 {
@@ -635,6 +657,7 @@ main(void)
 		cmocka_unit_test(test_number_length),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_string),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
