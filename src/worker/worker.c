@@ -610,6 +610,17 @@ add_option(CdcStreamConfig *cfg, const char *name, const char *value)
  * column_truncate_to_<n>_chars and column_mask_hash_*; the source type
  * lists as their options.
  */
+/* A column rule setting that its check hook let through and that does not parse. */
+static void
+rule_setting_valid(const char *setting, const char *err)
+{
+	if (err != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for setting \"%s\"", setting),
+				 errdetail("%s", err)));
+}
+
 static void
 add_column_masks(CdcStreamConfig *cfg)
 {
@@ -618,10 +629,15 @@ add_column_masks(CdcStreamConfig *cfg)
 	ListCell   *ln;
 	ListCell   *ll;
 
-	/* checked by the setting's check hook */
-	(void) colmask_setting_options(settings_column_truncate_to_chars, true, &names, &lists);
-	(void) colmask_setting_options(settings_column_mask_with_chars, false, &names, &lists);
-	(void) colhash_setting_options(settings_column_mask_hash, &names, &lists);
+	/* checked by the settings' check hooks; never silently left out */
+	rule_setting_valid("cdc_kafka.column_truncate_to_chars",
+					   colmask_setting_options(settings_column_truncate_to_chars, true,
+											   &names, &lists));
+	rule_setting_valid("cdc_kafka.column_mask_with_chars",
+					   colmask_setting_options(settings_column_mask_with_chars, false,
+											   &names, &lists));
+	rule_setting_valid("cdc_kafka.column_mask_hash",
+					   colhash_setting_options(settings_column_mask_hash, &names, &lists));
 	if (settings_column_propagate_source_type[0] != '\0')
 		add_option(cfg, "column_propagate_source_type", settings_column_propagate_source_type);
 	if (settings_datatype_propagate_source_type[0] != '\0')
