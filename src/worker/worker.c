@@ -604,12 +604,6 @@ add_option(CdcStreamConfig *cfg, const char *name, const char *value)
 	cfg->noptions++;
 }
 
-/*
- * cdc_kafka.column_mask_with_chars, column_truncate_to_chars and
- * column_mask_hash as the options column_mask_with_<n>_chars,
- * column_truncate_to_<n>_chars and column_mask_hash_*; the source type
- * lists as their options.
- */
 /* A column rule setting that its check hook let through and that does not parse. */
 static void
 rule_setting_valid(const char *setting, const char *err)
@@ -621,6 +615,12 @@ rule_setting_valid(const char *setting, const char *err)
 				 errdetail("%s", err)));
 }
 
+/*
+ * cdc_kafka.column_mask_with_chars, column_truncate_to_chars and
+ * column_mask_hash as the options column_mask_with_<n>_chars,
+ * column_truncate_to_<n>_chars and column_mask_hash_*; the source type
+ * lists as their options.
+ */
 static void
 add_column_masks(CdcStreamConfig *cfg)
 {
