@@ -75,6 +75,13 @@ mkdir -p "$CACHE"
 if ! command -v go >/dev/null; then
 	step "Go from Debian's golang-go" install_go
 fi
+# the module says go 1.23: Go 1.21 and later fetch that toolchain by
+# themselves (GOTOOLCHAIN=auto, from the module proxy); older ones cannot
+minor=$(go env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+if [ "${minor:-0}" -lt 21 ]; then
+	echo "exporter-setup: $(go version) is too old for postgres_exporter $VERSION (Go 1.21 or later needed)" >&2
+	exit 1
+fi
 if [ -x "$GOBIN/postgres_exporter" ] && [ "$(installed_version)" = "$VERSION" ]; then
 	echo "exporter-setup: postgres_exporter $VERSION already in $GOBIN"
 else
