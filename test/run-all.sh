@@ -50,6 +50,8 @@ build_and_install() {
 	# the TAP suites start Kafka brokers from jars fetched here, as root,
 	# before the tree is copied for the postgres user
 	bash "$SRC/test/kafka/kafka.sh" setup >/dev/null
+	# and test/t/032_exporter.pl scrapes a postgres_exporter installed here
+	bash "$SRC/monitoring/postgres_exporter/install.sh"
 }
 
 # Where the suites run, and as whom.
