@@ -67,13 +67,14 @@ FORCE:
 # The pg_regress suites alone (installcheck also runs the TAP suites).  Their
 # logs stay in log/regress: pg_regress removes its temporary instance, and the
 # server's log in it, when every test passes (and the TAP suites empty
-# tmp_check), so the server logs there through its logging collector, and
-# regression.out and regression.diffs (if any) are copied there at the end.
+# tmp_check), so the server logs there through its logging collector; when a
+# test fails, regression.out and regression.diffs are copied there too
+# (pg_regress deletes both when none does).
 REGRESS_LOG = log/regress
 .PHONY: regresscheck
 regresscheck:
 	@rm -rf $(REGRESS_LOG) && mkdir -p $(REGRESS_LOG)
-	@printf "logging_collector = on\nlog_directory = '%s'\nlog_filename = 'postmaster.log'\n" \
+	@printf "logging_collector = on\nlog_directory = '%s'\nlog_filename = 'postmaster.log'\nlog_file_mode = 0644\n" \
 		'$(abspath $(REGRESS_LOG))' >$(REGRESS_LOG)/logging.conf
 	$(pg_regress_installcheck) $(REGRESS_OPTS) --temp-config=$(REGRESS_LOG)/logging.conf \
 		$(REGRESS); status=$$?; \
@@ -99,11 +100,13 @@ prove_installcheck:
 
 # test/check-layout.py reads src/ and the objects built from it; the
 # self-test shows it fails on each rule broken.  Both run, either fails.
+# The self-test builds copies whose injected code warns: it gets none of this
+# make's variables (MAKEFLAGS and the environment would pass WERROR=1 on).
 .PHONY: layoutcheck
 layoutcheck: all
 	@status=0; \
 	python3 test/check-layout.py --pg-config $(PG_CONFIG) || status=1; \
-	PG_CONFIG=$(PG_CONFIG) bash test/layout/selftest.sh || status=1; \
+	MAKEFLAGS= WERROR= PG_CONFIG=$(PG_CONFIG) bash test/layout/selftest.sh || status=1; \
 	exit $$status
 
 # ---- cmocka unit tests --------------------------------------------------

@@ -8,6 +8,9 @@
 # the log's last lines follow (its first lines with STEP_SHOW=head, for a
 # compiler's first errors), with the log's path.  Returns the command's status.
 #
+# STEP_NOTE, if set, is a command whose output goes in the parentheses
+# before the time ("12 files compiled, 14 s").
+#
 # The caller sets STEP_WHO (the script's name) and may set STEP_LOGS (default
 # /var/tmp/cdc_kafka-logs-<user>, kept: the next run overwrites each log).
 
@@ -30,7 +33,7 @@ step() {
 	printf '%s: %s ...' "$STEP_WHO" "$what"
 	"$@" </dev/null >"$log" 2>&1 || rc=$?
 	if [ $rc -eq 0 ]; then
-		printf ' (%s)\n' "$(step_elapsed $((SECONDS - t0)))"
+		printf ' (%s%s)\n' "${STEP_NOTE:+$($STEP_NOTE), }" "$(step_elapsed $((SECONDS - t0)))"
 		return 0
 	fi
 	printf ' FAILED (%s)\n' "$(step_elapsed $((SECONDS - t0)))"

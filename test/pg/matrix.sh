@@ -95,7 +95,7 @@ copy_tree() {
 
 build() {
 	make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1
-	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" install
+	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1 install
 	# the suites run as postgres in the copy
 	if [ "$(id -u)" -eq 0 ]; then
 		chown -R postgres:postgres "$DIR"
