@@ -17,7 +17,10 @@
 # that are noise here: "debconf: delaying package configuration, since
 # apt-utils is not installed" (debconf configures each package after
 # unpacking it instead, which changes nothing), and "invoke-rc.d: policy-rc.d
-# denied execution of start/stop" (our doing, below).
+# denied execution of start/stop" (our doing, below).  "debconf: unable to
+# initialize frontend: Dialog" came from sudo dropping DEBIAN_FRONTEND (we
+# pass it through env), "Cluster is not running." from the pg_ctlcluster
+# stop this script no longer runs.
 #
 # It never creates, starts, stops or restarts a PostgreSQL server: see
 # guard_postgresql.  (The tests make throwaway servers of their own; a
