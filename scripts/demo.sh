@@ -147,8 +147,10 @@ cleanup() {
 	kill "${TAIL_PID:-}" "${KCAT_PID:-}" 2>/dev/null || true
 	if [ $KEEP -eq 1 ]; then
 		say "left running: PostgreSQL (socket $DIR, port $PG_PORT), Kafka $BOOTSTRAP"
-		echo "psql:  $PG_BIN/psql -h $DIR -p $PG_PORT -U postgres demo"
-		echo "stop:  $PG_BIN/pg_ctl -D $DIR/pg stop; bash $SRC/test/kafka/kafka.sh stop --dir $DIR/kafka; rm -rf $DIR"
+		local owner=""
+		[ "$(id -u)" -ne 0 ] || owner="runuser -u postgres -- "
+		echo "psql:  $owner$PG_BIN/psql -h $DIR -p $PG_PORT -U postgres demo"
+		echo "stop:  $owner$PG_BIN/pg_ctl -D $DIR/pg stop; bash $SRC/test/kafka/kafka.sh stop --dir $DIR/kafka; rm -rf $DIR"
 		return
 	fi
 	as_owner "$PG_BIN/pg_ctl" -D "$DIR/pg" -m fast -w stop >/dev/null 2>&1 || true
