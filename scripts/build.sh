@@ -31,7 +31,7 @@ compiled() {
 	if [ "$n" -eq 0 ]; then echo "up to date"; elif [ "$n" -eq 1 ]; then echo "1 file compiled"; else echo "$n files compiled"; fi
 }
 
-STEP_SHOW=head STEP_NOTE=compiled \
+STEP_LOG=build STEP_SHOW=head STEP_NOTE=compiled \
 	step "cdc_kafka with warnings as errors for $("$PG_CONFIG" --version | cut -d" " -f1,2) ($PG_CONFIG)" \
 	"${MAKE[@]}"
 STEP_LOG=install step "installing into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension" \
