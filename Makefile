@@ -1,7 +1,8 @@
 # cdc_kafka: PGXS build of the extension, its unit tests and its test suites.
 #
 #   make                  build the shared library (add WERROR=1 to fail on warnings)
-#   make install          install it into the PostgreSQL given by PG_CONFIG
+#   make install          install it into the PostgreSQL given by PG_CONFIG (it builds
+#                         first if needed: give it the same WERROR as make)
 #   make layoutcheck      the layout rules on the built objects (README: Layout)
 #   make unitcheck        cmocka tests of the pure C parts (no server needed)
 #   make regresscheck     pg_regress suites on a temporary server (test/regress.conf)
@@ -41,8 +42,8 @@ REGRESS_OPTS = --inputdir=test --outputdir=. --temp-config=test/regress.conf \
 TAP_TESTS = $(if $(wildcard test/t/*.pl),1)
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
-EXTRA_CLEAN = results regression.diffs regression.out tmp_check \
-	$(UNIT_BINS)
+EXTRA_CLEAN = results regression.diffs regression.out tmp_check log \
+	$(UNIT_BINS) $(BUILD_MODE)
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -50,10 +51,37 @@ include $(PGXS)
 # Every object depends on every header: the structs are shared.
 $(OBJS): $(SRC_HEADERS)
 
-# The pg_regress suites alone (installcheck also runs the TAP suites).
+# The build mode is part of what make tracks.  The objects depend on a stamp
+# holding the compiler and its flags (WERROR=1 adds -Werror, PG_CONFIG the
+# server's), rewritten only when they change: `make WERROR=1` after `make`
+# recompiles instead of finding every object up to date, and so does a build
+# against another PostgreSQL.
+BUILD_MODE = .build-mode
+BUILD_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS) | unit: $(UNIT_CFLAGS)
+$(OBJS): $(BUILD_MODE)
+$(BUILD_MODE): FORCE
+	@echo '$(subst ','\'',$(BUILD_FLAGS))' | cmp -s - $@ || \
+		echo '$(subst ','\'',$(BUILD_FLAGS))' >$@
+.PHONY: FORCE
+FORCE:
+
+# The pg_regress suites alone (installcheck also runs the TAP suites).  Their
+# logs stay in log/regress: pg_regress removes its temporary instance, and the
+# server's log in it, when every test passes (and the TAP suites empty
+# tmp_check), so the server logs there through its logging collector; when a
+# test fails, regression.out and regression.diffs are copied there too
+# (pg_regress deletes both when none does).
+REGRESS_LOG = log/regress
 .PHONY: regresscheck
 regresscheck:
-	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
+	@rm -rf $(REGRESS_LOG) && mkdir -p $(REGRESS_LOG)
+	@printf "logging_collector = on\nlog_directory = '%s'\nlog_filename = 'postmaster.log'\nlog_file_mode = 0644\n" \
+		'$(abspath $(REGRESS_LOG))' >$(REGRESS_LOG)/logging.conf
+	$(pg_regress_installcheck) $(REGRESS_OPTS) --temp-config=$(REGRESS_LOG)/logging.conf \
+		$(REGRESS); status=$$?; \
+	cp regression.out $(REGRESS_LOG)/ 2>/dev/null; \
+	if [ -f regression.diffs ]; then cp regression.diffs $(REGRESS_LOG)/; fi; \
+	exit $$status
 
 # The TAP suites alone (test/t, against the installed server and a Kafka
 # cluster each suite starts with test/kafka/kafka.sh), each one timed.
@@ -61,18 +89,25 @@ regresscheck:
 # PROVE_FLAGS=... still overrides.)
 .PHONY: prove_installcheck
 prove_installcheck installcheck: PROVE_FLAGS = --timer
+# Prove empties tmp_check before it starts (and a pg_regress run removes it):
+# the suites' logs (tmp_check/log) are copied to log/tap, where they stay.
 prove_installcheck:
-	$(prove_installcheck)
+	@rm -rf log/tap
+	$(prove_installcheck); status=$$?; \
+	mkdir -p log && cp -R tmp_check/log log/tap 2>/dev/null; \
+	exit $$status
 
 # ---- layout rules ---------------------------------------------------------
 
 # test/check-layout.py reads src/ and the objects built from it; the
 # self-test shows it fails on each rule broken.  Both run, either fails.
+# The self-test builds copies whose injected code warns: it gets none of this
+# make's variables (MAKEFLAGS and the environment would pass WERROR=1 on).
 .PHONY: layoutcheck
 layoutcheck: all
 	@status=0; \
 	python3 test/check-layout.py --pg-config $(PG_CONFIG) || status=1; \
-	PG_CONFIG=$(PG_CONFIG) bash test/layout/selftest.sh || status=1; \
+	MAKEFLAGS= WERROR= PG_CONFIG=$(PG_CONFIG) bash test/layout/selftest.sh || status=1; \
 	exit $$status
 
 # ---- cmocka unit tests --------------------------------------------------
@@ -82,7 +117,7 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 UNIT_CFLAGS = -std=gnu11 -O1 -g $(WARNFLAGS) $(if $(WERROR),-Werror) -Isrc
 
 # Linking src/common alone is itself a check: a backend call there fails.
-test/unit/%_test: test/unit/%_test.c $(COMMON_SRCS) $(wildcard src/common/*.h)
+test/unit/%_test: test/unit/%_test.c $(COMMON_SRCS) $(wildcard src/common/*.h) $(BUILD_MODE)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lcmocka -lm
 
 .PHONY: unitcheck

@@ -9,10 +9,19 @@
 #
 # Usage: scripts/demo.sh [--keep]     (--keep leaves both servers running)
 #
+# Environment: DEMO_PG_PORT (default 55499) and DEMO_KAFKA_PORT (39592, and
+# the next port for the broker's controller) choose the ports; PG_BIN the
+# PostgreSQL 15 to build for and run (default Debian's,
+# /usr/lib/postgresql/15/bin).  It builds as test/run-all.sh does
+# (scripts/build.sh, warnings as errors), so the test command that follows
+# finds the build done.
+#
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-PG_BIN=/usr/lib/postgresql/15/bin
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+STEP_WHO=demo
+. "$SRC/scripts/step.sh"
 PG_PORT=${DEMO_PG_PORT:-55499}
 KAFKA_PORT=${DEMO_KAFKA_PORT:-39592}
 TOPIC=demo.public.customers
@@ -37,9 +46,9 @@ psql_demo() {
 build() {
 	say "installing prerequisites, building and installing cdc_kafka"
 	bash "$SRC/scripts/install-deps.sh"
-	make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config"
-	as_root make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" install
-	bash "$SRC/test/kafka/kafka.sh" setup >/dev/null
+	PG_BIN="$PG_BIN" bash "$SRC/scripts/build.sh"
+	STEP_LOG=kafka-setup step "fetching the Kafka broker's jars (test/kafka/kafka.sh setup)" \
+		bash "$SRC/test/kafka/kafka.sh" setup
 }
 
 start_kafka() {
@@ -88,8 +97,21 @@ start_consumer() {
 	TAIL_PID=$!
 }
 
+# What a newcomer would take for corrupt data, said before it scrolls by.
+explain() {
+	cat <<-'EOF'
+	   How to read the records below (Debezium's format, field for field):
+	   "balance":"BBo="     numeric as Debezium's Decimal: base64 of the unscaled value, big-endian (0x041A = 1050: 10.50)
+	   "before":null        creates have no old row, nor have updates: REPLICA IDENTITY DEFAULT logs the old key only if it changes
+	   a delete's "before"  only the key is logged: other columns are null or their schema default ("", 1970-01-01 for now())
+	   an empty value       the tombstone after a delete (a null value), so that log compaction may forget the key
+	   Else: cdc_kafka.decimal_handling_mode = 'string' writes "10.50"; REPLICA IDENTITY FULL logs whole old rows.
+	EOF
+}
+
 workload() {
 	say "workload: create a table, insert ten rows, update one, delete one"
+	explain
 	psql_demo -c "CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL,
 		email text, balance numeric(10,2), updated timestamptz DEFAULT now())"
 	for i in $(seq 1 10); do
@@ -125,6 +147,10 @@ cleanup() {
 	kill "${TAIL_PID:-}" "${KCAT_PID:-}" 2>/dev/null || true
 	if [ $KEEP -eq 1 ]; then
 		say "left running: PostgreSQL (socket $DIR, port $PG_PORT), Kafka $BOOTSTRAP"
+		local owner=""
+		[ "$(id -u)" -ne 0 ] || owner="runuser -u postgres -- "
+		echo "psql:  $owner$PG_BIN/psql -h $DIR -p $PG_PORT -U postgres demo"
+		echo "stop:  $owner$PG_BIN/pg_ctl -D $DIR/pg stop; bash $SRC/test/kafka/kafka.sh stop --dir $DIR/kafka; rm -rf $DIR"
 		return
 	fi
 	as_owner "$PG_BIN/pg_ctl" -D "$DIR/pg" -m fast -w stop >/dev/null 2>&1 || true

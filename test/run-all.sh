@@ -25,10 +25,17 @@
 # PostgreSQL refuses to run as root.  Started as root (as CI does), the
 # script builds and installs as root, then runs the suites as the "postgres"
 # OS user in a copy of the tree under $CDC_TEST_DIR (default
-# /var/tmp/cdc_kafka-test), where their logs and diffs stay afterwards.
-# Started as another user, it uses sudo for apt-get and make install and
-# runs the suites in place.  Either way the matrix builds and tests copies
-# of the tree, one per version, in $CDC_TEST_DIR/matrix/<version>.
+# /var/tmp/cdc_kafka-test).  Started as another user, it uses sudo for
+# apt-get and make install and runs the suites in place.  Either way the
+# matrix builds and tests copies of the tree, one per version, in
+# $CDC_TEST_DIR/matrix/<version>.
+#
+# Logs stay until the same suite runs again, in the tree the suites ran in
+# (the copy, or the tree itself): log/regress (regression.out,
+# regression.diffs when a test failed, the server's postmaster.log; results/
+# holds each test's output), log/tap (each suite's regress_log_* and its
+# servers' logs), test/conformance/work/logs, matrix/<version>/logs.
+# The build and install-deps steps keep theirs in /var/tmp/cdc_kafka-logs-<user>.
 #
 set -euo pipefail
 
@@ -40,19 +47,23 @@ if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES+=(package matrix)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+STEP_WHO=run-all
+. "$SRC/scripts/step.sh"
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# One line per step (scripts/step.sh): packages, build, install, Kafka jars.
+# The demo builds through the same scripts/build.sh, in the same mode.
 build_and_install() {
 	bash "$SRC/scripts/install-deps.sh"
-	make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1
-	as_root make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" install
+	PG_BIN="$PG_BIN" bash "$SRC/scripts/build.sh"
 	# the TAP suites start Kafka brokers from jars fetched here, as root,
 	# before the tree is copied for the postgres user
-	bash "$SRC/test/kafka/kafka.sh" setup >/dev/null
-	# and test/t/032_exporter.pl scrapes a postgres_exporter installed here
+	STEP_LOG=kafka-setup step "fetching the Kafka broker's jars (test/kafka/kafka.sh setup)" \
+		bash "$SRC/test/kafka/kafka.sh" setup
+	# test/t/032_exporter.pl scrapes a postgres_exporter installed here
 	bash "$SRC/monitoring/postgres_exporter/install.sh"
 }
 
@@ -77,7 +88,7 @@ run_suite() {
 	local suite=$1
 	case "$suite" in
 		# on the objects just built, in the tree itself (the copy has none)
-		layout) make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" layoutcheck ;;
+		layout) make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 layoutcheck ;;
 		unit) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 unitcheck ;;
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
 		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
@@ -90,6 +101,16 @@ run_suite() {
 	esac
 }
 
+# Where a suite's logs stay (until it runs again).
+suite_logs() {
+	case "$1" in
+		regress|tap) echo "$WORK/log/$1" ;;
+		conformance) echo "$WORK/test/conformance/work/logs" ;;
+		matrix) echo "${CDC_TEST_DIR:-/var/tmp/cdc_kafka-test}/matrix/<version>/logs" ;;
+		*) echo "the output above" ;;
+	esac
+}
+
 main() {
 	local passed=0 failed=0 failures=()
 
@@ -99,11 +120,11 @@ main() {
 		echo "=== suite $suite ==="
 		if run_suite "$suite"; then
 			passed=$((passed + 1))
-			echo "=== suite $suite: passed ==="
+			echo "=== suite $suite: passed (logs: $(suite_logs "$suite")) ==="
 		else
 			failed=$((failed + 1))
 			failures+=("$suite")
-			echo "=== suite $suite: FAILED (details above; files in $WORK) ==="
+			echo "=== suite $suite: FAILED (details above; logs: $(suite_logs "$suite")) ==="
 		fi
 	done
 	echo

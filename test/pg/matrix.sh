@@ -33,7 +33,7 @@
 # Each version's files stay in $CDC_TEST_DIR/matrix/VERSION (default
 # /var/tmp/cdc_kafka-test/matrix/VERSION, VERSION as given): logs/<step>.log,
 # and tree/, the copy built and tested, with the suites' own files
-# (regression.diffs, tmp_check/log, test/conformance/work).
+# (log/regress, log/tap, test/conformance/work; see test/run-all.sh).
 # One line per step, one closing line per version, exit status 0 only if
 # every step of every version passed.
 #
@@ -95,7 +95,7 @@ copy_tree() {
 
 build() {
 	make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1
-	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" install
+	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1 install
 	# the suites run as postgres in the copy
 	if [ "$(id -u)" -eq 0 ]; then
 		chown -R postgres:postgres "$DIR"

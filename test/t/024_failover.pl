@@ -19,7 +19,7 @@
 #   export CDC_PG_CACHE=/var/cache/cdc-failover/pg V=18.6.0 T=/var/tmp/cdc-failover-pg18
 #   BIN=$(bash test/pg/fetch.sh $V) R=$CDC_PG_CACHE/$V
 #   rm -rf $T && mkdir -p $T && git ls-files -z | xargs -0 cp --parents -t $T && cd $T
-#   make -s PG_CONFIG=$BIN/pg_config WERROR=1 && make -s PG_CONFIG=$BIN/pg_config install
+#   make -s PG_CONFIG=$BIN/pg_config WERROR=1 && make -s PG_CONFIG=$BIN/pg_config WERROR=1 install
 #   chown -R postgres $T && runuser -u postgres -- env CDC_PG_INSTALL=$R \
 #     PG_REGRESS=$R/lib/pgxs/src/test/regress/pg_regress TESTDIR=$T PATH=$R/bin:$PATH \
 #     prove -v -I /usr/lib/postgresql/15/lib/pgxs/src/test/perl -I test/t test/t/024_failover.pl
