@@ -43,3 +43,30 @@ CREATE OR REPLACE VIEW cdc_kafka.status AS
 -- The view's readers (README: Delegation) call what it calls.
 REVOKE ALL ON FUNCTION cdc_kafka.slot_failover(name) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cdc_kafka.slot_failover(name) TO pg_monitor, cdc_kafka_admin;
+
+-- ---- worker_state: restoring a dump -------------------------------------------
+
+-- pg_dump dumps the row of cdc_kafka.worker_state (a configuration table),
+-- and restoring it met the row CREATE EXTENSION inserts: the restore failed
+-- on the primary key and the worker started afresh, as if never stopped and
+-- without the slot it had.  The restored row now takes that row's place.
+-- (The worker and the functions only ever UPDATE the row.)
+CREATE FUNCTION cdc_kafka.worker_state_merge()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE cdc_kafka.worker_state
+	SET enabled = NEW.enabled, include_list_applied = NEW.include_list_applied,
+		slot_name = NEW.slot_name;
+	IF FOUND THEN
+		RETURN NULL;
+	END IF;
+	RETURN NEW;
+END
+$$;
+REVOKE ALL ON FUNCTION cdc_kafka.worker_state_merge() FROM PUBLIC;
+
+CREATE TRIGGER worker_state_merge BEFORE INSERT ON cdc_kafka.worker_state
+	FOR EACH ROW EXECUTE FUNCTION cdc_kafka.worker_state_merge();

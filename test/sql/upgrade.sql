@@ -2,9 +2,9 @@
 -- cdc_kafka UPDATE) has exactly the objects of a fresh install of the
 -- current version: functions with their signatures, results, C symbols and
 -- attributes, tables with their columns and constraints, views with their
--- definitions, sequences, comments, privileges and the initial privileges
--- pg_dump relies on.  In a database of its own: the other suites keep the
--- extension installed in theirs.
+-- definitions, triggers, sequences, comments, privileges and the initial
+-- privileges pg_dump relies on.  In a database of its own: the other
+-- suites keep the extension installed in theirs.
 CREATE DATABASE regress_cdc_upgrade;
 \c regress_cdc_upgrade
 SET client_min_messages = warning;
@@ -25,7 +25,7 @@ SELECT pg_describe_object(m.classid, m.objid, 0) AS object,
 				p.prosrc, p.provolatile, p.proisstrict, p.proparallel, p.prosecdef,
 				p.proconfig)
 		 FROM pg_proc p WHERE m.classid = 'pg_proc'::regclass AND p.oid = m.objid),
-		(SELECT format('%s %s; columns %s; constraints %s; indexes %s; definition %s; sequence %s',
+		(SELECT format('%s %s; columns %s; constraints %s; indexes %s; triggers %s; definition %s; sequence %s',
 				c.relkind, c.relpersistence,
 				(SELECT string_agg(format('%s %s%s%s acl %s comment %s', a.attname,
 						format_type(a.atttypid, a.atttypmod),
@@ -40,6 +40,8 @@ SELECT pg_describe_object(m.classid, m.objid, 0) AS object,
 				 FROM pg_constraint co WHERE co.conrelid = c.oid),
 				(SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1)
 				 FROM pg_index i WHERE i.indrelid = c.oid),
+				(SELECT string_agg(pg_get_triggerdef(tg.oid), ', ' ORDER BY tg.tgname)
+				 FROM pg_trigger tg WHERE tg.tgrelid = c.oid AND NOT tg.tgisinternal),
 				CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END,
 				(SELECT format('%s %s %s %s %s', s.seqtypid::regtype, s.seqstart,
 						s.seqincrement, s.seqmin, s.seqmax)
@@ -116,6 +118,14 @@ SELECT pg_drop_replication_slot('regress_upgrade_slot');
 SELECT has_function_privilege('pg_monitor', 'cdc_kafka.slot_failover(name)', 'EXECUTE') AS pg_monitor,
 	has_function_privilege('cdc_kafka_admin', 'cdc_kafka.slot_failover(name)', 'EXECUTE') AS admin,
 	has_function_privilege('public', 'cdc_kafka.slot_failover(name)', 'EXECUTE') AS public;
+
+-- what 1.1 mends: a dump restores the row of worker_state (a configuration
+-- table, dumped as COPY) over the one CREATE EXTENSION made, rather than
+-- fail on its primary key
+COPY cdc_kafka.worker_state (enabled, include_list_applied, slot_name, one_row) FROM stdin;
+f	public.t	cdc_kafka_old_server	t
+\.
+TABLE cdc_kafka.worker_state;
 
 \c contrib_regression
 DROP DATABASE regress_cdc_upgrade;
