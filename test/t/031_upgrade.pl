@@ -158,9 +158,15 @@ sub read_records
 
 my $t_begin = time;
 my $repo = find_repository();
-BAIL_OUT("no git repository with commit $RELEASE_1_0 (release 1.0) found: set CDC_SOURCE_DIR "
-	  . 'to a clone of cdc_kafka with its history')
-  unless $repo;
+unless ($repo)
+{
+	# a failure, not a skip: the upgrade would go untested unnoticed
+	fail("a git repository with commit $RELEASE_1_0 (release 1.0): none in "
+		  . ($ENV{CDC_SOURCE_DIR} // '(CDC_SOURCE_DIR unset)') . " or $FindBin::RealBin/../..; "
+		  . 'set CDC_SOURCE_DIR to a clone of cdc_kafka with its history');
+	done_testing();
+	exit;
+}
 
 my ($install, $orig_bindir) = copy_installation("$tmp/pg_1.0");
 my $bindir = "$install/bin";
