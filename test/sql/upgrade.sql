@@ -17,6 +17,11 @@ WITH members AS (
 	FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
 	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
 		AND e.extname = 'cdc_kafka'
+		-- PostgreSQL 17+ also lists the row types of the relations (and their
+		-- array types): they come with their relation
+		AND NOT EXISTS (SELECT FROM pg_type t LEFT JOIN pg_type el ON el.oid = t.typelem
+						WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
+							AND (t.typrelid <> 0 OR el.typrelid <> 0))
 )
 SELECT pg_describe_object(m.classid, m.objid, 0) AS object,
 	coalesce(
