@@ -47,6 +47,8 @@ if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES+=(package matrix)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+# test/t/031_upgrade.pl builds release 1.0 from the history the copies lack
+export CDC_SOURCE_DIR="$SRC"
 STEP_WHO=run-all
 . "$SRC/scripts/step.sh"
 

@@ -3,7 +3,7 @@
  * api.c
  *		The SQL interface of the streaming worker: start and stop it,
  *		manage the captured tables, the slot and its position, skip a
- *		refused record, and read its status.
+ *		refused record, and read its status (and its slot's failover flag).
  *
  * Every function acts on the current database's worker.  Commands reach
  * the worker through its status slot in shared memory and its latch; the
@@ -42,6 +42,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "replication/slot.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
@@ -55,6 +56,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "plugin/compat.h"
 #include "plugin/plugin.h"
 #include "worker/api.h"
 #include "worker/settings.h"
@@ -72,6 +74,7 @@ PG_FUNCTION_INFO_V1(cdc_kafka_reset_offsets);
 PG_FUNCTION_INFO_V1(cdc_kafka_skip_record);
 PG_FUNCTION_INFO_V1(cdc_kafka_worker_status);
 PG_FUNCTION_INFO_V1(cdc_kafka_table_counters);
+PG_FUNCTION_INFO_V1(cdc_kafka_slot_failover);
 
 /* The role whose privileges manage streaming (README: Delegation). */
 #define CDC_ADMIN_ROLE		"cdc_kafka_admin"
@@ -1102,4 +1105,32 @@ cdc_kafka_table_counters(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * cdc_kafka.slot_failover(slot name) RETURNS boolean, extension version 1.1:
+ * whether the replication slot is a failover slot (false before
+ * PostgreSQL 17), null if there is no such slot.  The status view of 1.1
+ * asks it about each worker's slot; worker_status() keeps the columns 1.0's
+ * view was created with, so that the library serves both versions.
+ */
+Datum
+cdc_kafka_slot_failover(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	ReplicationSlot *rs;
+	bool		failover = false;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	rs = SearchNamedReplicationSlot(NameStr(*slot), false);
+	if (rs != NULL)
+	{
+		SpinLockAcquire(&rs->mutex);
+		failover = compat_slot_is_failover(rs->data);
+		SpinLockRelease(&rs->mutex);
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	if (rs == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(failover);
 }

@@ -21,7 +21,9 @@
 #              on Kafka's partition; 30-50 s), plus on 17 and later those of
 #              $CDC_MATRIX_TAP_17 that exist (default 024_failover.pl, ~30 s);
 #              Debian's PostgreSQL::Test::Cluster (15) runs the version's
-#              server through install_path (CDC_PG_INSTALL, see CdcKafka.pm)
+#              server through install_path (CDC_PG_INSTALL, see CdcKafka.pm);
+#              CDC_SOURCE_DIR names this repository (the copy has no .git:
+#              031_upgrade.pl builds release 1.0 from its history)
 #   conformance  Debezium side by side (test/conformance/run.sh with PG_BIN),
 #              on the majors of $CDC_MATRIX_CONFORMANCE (default "16 17 18";
 #              15 is the conformance suite itself), profiles
@@ -121,7 +123,7 @@ regress() {
 # The wheels are configured without TAP: enable it, with Debian's modules
 # and the version's server through install_path.
 tap() {
-	"${RUN[@]}" env CDC_PG_INSTALL="$INST" TESTDIR="$DIR" \
+	"${RUN[@]}" env CDC_PG_INSTALL="$INST" TESTDIR="$DIR" CDC_SOURCE_DIR="$SRC" \
 		make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" prove_installcheck \
 		enable_tap_tests=yes PROVE=prove \
 		PG_PROVE_FLAGS="-I $TAP_PERL -I ." PROVE_TESTS="$*"

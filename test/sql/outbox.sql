@@ -1,5 +1,7 @@
 -- The outbox transform (Debezium's outbox EventRouter): option errors and events.
 \set VERBOSITY default
+-- no CONTEXT lines: they carry LSNs, which differ between PostgreSQL versions
+\set SHOW_CONTEXT never
 SET client_min_messages = warning;
 SELECT 'init' FROM pg_create_logical_replication_slot('outbox_slot', 'cdc_kafka');
 CREATE TABLE outbox (
