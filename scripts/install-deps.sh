@@ -23,13 +23,15 @@
 # stop this script no longer runs.
 #
 # It never creates, starts, stops or restarts a PostgreSQL server: see
-# guard_postgresql.  (The tests make throwaway servers of their own; a
-# server already on this machine, on port 5432 or elsewhere, is the user's.)
+# apt_guard (scripts/apt.sh).  (The tests make throwaway servers of their
+# own; a server already on this machine, on port 5432 or elsewhere, is the
+# user's.)
 #
 set -euo pipefail
 
 STEP_WHO=install-deps
 . "$(dirname "$0")/step.sh"
+. "$(dirname "$0")/apt.sh"
 
 PACKAGES=(
 	build-essential pkg-config
@@ -45,69 +47,6 @@ PACKAGES=(
 SUDO=()
 [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
 
-installed() {
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
-}
-
-# Package scripts must not create, start or stop a server here.  Two
-# switches, both set only while apt-get runs, and undone afterwards:
-#
-# - postgresql-15's first install creates cluster "15 main" on port 5432
-#   (its postinst runs pg_createcluster unless createcluster.conf says
-#   create_main_cluster = off).  We add a drop-in saying off to
-#   /etc/postgresql-common/createcluster.d (createcluster.conf includes that
-#   directory) when postgresql-15 is not yet installed.  A drop-in rather
-#   than an edit: createcluster.conf is postgresql-common's, kept by ucf,
-#   which would ask about local changes at its next upgrade; on a fresh
-#   machine it does not even exist until postgresql-common, installed in the
-#   same apt-get run, writes it.  A user who installs postgresql-15 later
-#   for a server of their own gets "15 main" as usual.
-# - Package scripts start and stop servers through invoke-rc.d (or
-#   deb-systemd-invoke): postgresql-common's postinst starts every cluster
-#   marked "auto", including ones the user stopped, and an upgrade of
-#   postgresql-15 pulled in as a dependency stops its clusters (prerm) and
-#   starts them again.  Both ask /usr/sbin/policy-rc.d first: while apt-get
-#   runs it is ours, answering 101 (action forbidden), and whatever was
-#   there (Docker images have one) is put back afterwards.  A server that
-#   was running keeps running; after an upgrade it still runs the old
-#   binaries until its owner restarts it (we say so).
-#
-# Stopping the cluster after the install instead, as this script once did,
-# stops the user's own "15 main" whenever any package was missing.
-POLICY=/usr/sbin/policy-rc.d
-POLICY_SAVED=$POLICY.cdc_kafka-saved
-DROPIN_DIR=/etc/postgresql-common/createcluster.d
-DROPIN=$DROPIN_DIR/zz-cdc_kafka-install-deps.conf
-GUARDED=0
-
-# Two runs at once would save each other's policy-rc.d: the second waits.
-guard_postgresql() {
-	exec 9>"/tmp/cdc_kafka-install-deps.lock"
-	flock 9
-	GUARDED=1
-	trap unguard_postgresql EXIT
-	if [ -e "$POLICY" ]; then
-		"${SUDO[@]}" mv "$POLICY" "$POLICY_SAVED"
-	fi
-	printf '#!/bin/sh\n# install-deps.sh of cdc_kafka, while apt-get runs\nexit 101\n' |
-		"${SUDO[@]}" tee "$POLICY" >/dev/null
-	"${SUDO[@]}" chmod 755 "$POLICY"
-	if ! installed postgresql-15; then
-		"${SUDO[@]}" mkdir -p "$DROPIN_DIR"
-		printf '# install-deps.sh of cdc_kafka, while apt-get runs\ncreate_main_cluster = false\n' |
-			"${SUDO[@]}" tee "$DROPIN" >/dev/null
-	fi
-}
-
-unguard_postgresql() {
-	[ $GUARDED -eq 1 ] || return 0
-	GUARDED=0
-	"${SUDO[@]}" rm -f "$POLICY" "$DROPIN"
-	[ ! -e "$POLICY_SAVED" ] || "${SUDO[@]}" mv "$POLICY_SAVED" "$POLICY"
-	"${SUDO[@]}" rmdir "$DROPIN_DIR" 2>/dev/null || true
-	flock -u 9
-}
-
 # Version of postgresql-15 installed, if any.
 pg_version() {
 	dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null || true
@@ -121,7 +60,7 @@ apt_install() {
 install_packages() {
 	local missing=() pkg before after
 	for pkg in "${PACKAGES[@]}"; do
-		installed "$pkg" || missing+=("$pkg")
+		apt_installed "$pkg" || missing+=("$pkg")
 	done
 	if [ ${#missing[@]} -eq 0 ]; then
 		echo "$STEP_WHO: Debian packages: all ${#PACKAGES[@]} present"
@@ -132,10 +71,11 @@ install_packages() {
 	before=$(pg_version)
 	STEP_LOG=apt-update step "updating the package lists" \
 		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-	guard_postgresql
+	trap apt_unguard EXIT
+	apt_guard
 	STEP_LOG=apt-install step "installing Debian packages: ${missing[*]}" \
 		apt_install "${missing[@]}"
-	unguard_postgresql
+	apt_unguard
 	after=$(pg_version)
 	if [ -n "$before" ] && [ "$before" != "$after" ]; then
 		echo "$STEP_WHO: postgresql-15 went from $before to $after: a server of" \

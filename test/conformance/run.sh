@@ -102,15 +102,11 @@ is_root() { [[ $(id -u) -eq 0 ]]; }
 
 # ---------------------------------------------------------------------------- prerequisites
 
+# The project's own installer: guarded (scripts/apt.sh), it creates, starts
+# and stops no PostgreSQL server, and it installs all of these.
 install_packages() {
-    log "installing missing packages: $*"
-    local sudo=()
-    if ! is_root; then
-        command -v sudo >/dev/null || die "missing packages ($*) and no sudo: install them first"
-        sudo=(sudo)
-    fi
-    "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >/dev/null
+    log "missing: $*; installing the project's dependencies (scripts/install-deps.sh)"
+    bash "$HERE/../../scripts/install-deps.sh"
 }
 
 ensure_prerequisites() {

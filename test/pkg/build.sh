@@ -37,8 +37,6 @@ PYTHON=/usr/bin/python3   # Debian's, which python3-jsonschema is for
 export DEBIAN_FRONTEND=noninteractive
 
 BUILD_DEPS=(dpkg-dev debhelper fakeroot postgresql-server-dev-all python3-jsonschema)
-CREATECLUSTER=/etc/postgresql-common/createcluster.conf
-POLICY_RC=/usr/sbin/policy-rc.d
 
 if [ "$(id -u)" -eq 0 ]; then
 	AS_ROOT=()
@@ -70,45 +68,19 @@ step() {
 	fi
 }
 
-installed() {
-	dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null | grep -qx installed
-}
-
 # ---- 1. what the build needs ----------------------------------------------
 
-# Whatever apt-get installs, no cluster is created and no server started.
-GUARDED=""
-guard_servers() {
-	if [ -f "$CREATECLUSTER" ]; then
-		"${AS_ROOT[@]}" cp -p "$CREATECLUSTER" "$OUT/createcluster.conf.saved"
-		echo "create_main_cluster = false" | "${AS_ROOT[@]}" tee -a "$CREATECLUSTER" >/dev/null
-		GUARDED+=" createcluster"
-	fi
-	if [ ! -e "$POLICY_RC" ]; then
-		printf '#!/bin/sh\n# test/pkg/build.sh: start no service while it installs packages\nexit 101\n' |
-			"${AS_ROOT[@]}" tee "$POLICY_RC" >/dev/null
-		"${AS_ROOT[@]}" chmod 755 "$POLICY_RC"
-		GUARDED+=" policy-rc.d"
-	fi
-}
-
-unguard_servers() {
-	case "$GUARDED" in *createcluster*)
-		"${AS_ROOT[@]}" cp -p "$OUT/createcluster.conf.saved" "$CREATECLUSTER" ;;
-	esac
-	case "$GUARDED" in *policy-rc.d*)
-		"${AS_ROOT[@]}" rm -f "$POLICY_RC" ;;
-	esac
-	GUARDED=""
-}
+# Whatever apt-get installs, no cluster is created and no server started or
+# stopped (scripts/apt.sh).
+. "$SRC/scripts/apt.sh"
 
 install_build_deps() {
 	local missing=() pkg common
 	for pkg in "${BUILD_DEPS[@]}"; do
-		installed "$pkg" || missing+=("$pkg")
+		apt_installed "$pkg" || missing+=("$pkg")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	guard_servers
+	apt_guard
 	step "apt-get update" "${AS_ROOT[@]}" apt-get update
 	# postgresql-server-dev-all wants postgresql-common of its own version
 	common=$(dpkg-query -W -f='${Version}' postgresql-common 2>/dev/null || true)
@@ -117,7 +89,7 @@ install_build_deps() {
 	fi
 	step "apt-get install ${missing[*]}" \
 		"${AS_ROOT[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-	unguard_servers
+	apt_unguard
 }
 
 # ---- 3, 4: build and inspect ----------------------------------------------
@@ -194,7 +166,7 @@ put_back() {
 remove_package() {
 	local deb=$1 f
 	"${AS_ROOT[@]}" dpkg -r "$PACKAGE"
-	! installed "$PACKAGE" || { echo "$PACKAGE still installed"; return 1; }
+	! apt_installed "$PACKAGE" || { echo "$PACKAGE still installed"; return 1; }
 	for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|'); do
 		[ ! -e "$f" ] || { echo "$f left behind"; return 1; }
 	done
@@ -213,7 +185,7 @@ run_regress() {
 INSTALLED=""
 cleanup() {
 	local rc=$?
-	unguard_servers
+	apt_unguard
 	if [ -n "$INSTALLED" ]; then
 		"${AS_ROOT[@]}" dpkg -r "$PACKAGE" >>"$OUT/logs/cleanup.log" 2>&1 || true
 		echo "package: removed $PACKAGE after a failure"
@@ -251,7 +223,7 @@ main() {
 	[ -n "$MAJOR" ] || { echo "package: no package for an installed PostgreSQL server"; exit 1; }
 	PACKAGE="postgresql-$MAJOR-cdc-kafka"
 
-	if installed "$PACKAGE"; then
+	if apt_installed "$PACKAGE"; then
 		echo "package: $PACKAGE is already installed; remove it first (dpkg -r $PACKAGE)"
 		exit 1
 	fi
