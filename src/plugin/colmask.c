@@ -54,6 +54,7 @@
 
 #include "plugin/colhash.h"
 #include "plugin/colmask.h"
+#include "plugin/compat.h"
 #include "plugin/optvalue.h"
 #include "plugin/colregex.h"
 #include "plugin/textenc.h"
@@ -631,7 +632,7 @@ append_truncated(StringInfo buf, const CdcColumn *col, const char *json, int len
 		/* a ByteBuffer: its first n bytes */
 		int			cap = pg_b64_dec_len(text.len);
 		char	   *bytes = palloc(cap + 1);
-		int			nbytes = pg_b64_decode(text.data, text.len, bytes, cap);
+		int			nbytes = compat_b64_decode(text.data, text.len, bytes, cap);
 
 		typemap_write_binary(buf, bytes, Min(Max(nbytes, 0), n), opts);
 		pfree(bytes);

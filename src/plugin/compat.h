@@ -73,6 +73,15 @@
 #define compat_slot_set_failover(name, failover) ((void) 0)
 #endif
 
+/* Decode base64 into dst: PG18 takes the bytes as uint8 *, before as char *. */
+#if PG_VERSION_NUM >= 180000
+#define compat_b64_decode(src, len, dst, dstlen) \
+	pg_b64_decode((src), (len), (uint8 *) (dst), (dstlen))
+#else
+#define compat_b64_decode(src, len, dst, dstlen) \
+	pg_b64_decode((src), (len), (char *) (dst), (dstlen))
+#endif
+
 /*
  * Have the physical standbys of synchronized_standby_slots received WAL up
  * to lsn?  Only asked for a failover slot (the acquired one): its changes

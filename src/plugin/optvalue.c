@@ -27,7 +27,7 @@ const struct config_enum_entry optvalue_name_adjustment_modes[] = {
 	{NULL, 0, false}
 };
 
-/* The error of a bad option value; hint says what is allowed. */
+/* The error of a bad option value (it does not return); hint says what is allowed. */
 void
 optvalue_bad(const char *name, const char *value, const char *hint)
 {
@@ -66,6 +66,7 @@ optvalue_word(const char *name, const char *value, const struct config_enum_entr
 		appendStringInfo(&allowed, "%s%s", allowed.len > 0 ? ", " : "", w->name);
 	}
 	optvalue_bad(name, value, psprintf("Allowed values are: %s.", allowed.data));
+	return 0;					/* not reached */
 }
 
 /* len bytes of s without leading and trailing characters <= ' ', as Java's trim(). */

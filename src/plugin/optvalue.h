@@ -18,7 +18,7 @@
 
 extern const struct config_enum_entry optvalue_name_adjustment_modes[];
 
-extern void optvalue_bad(const char *name, const char *value, const char *hint) pg_attribute_noreturn();
+extern void optvalue_bad(const char *name, const char *value, const char *hint);
 extern bool optvalue_flag(const char *name, const char *value);
 extern int	optvalue_word(const char *name, const char *value,
 						  const struct config_enum_entry *words);

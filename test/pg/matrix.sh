@@ -95,9 +95,11 @@ copy_tree() {
 	mkdir -p "$LOGS"
 }
 
+# Each make's failure is the step's (the chown after them must not hide it:
+# a failed build once ran the suites on the library an earlier run installed).
 build() {
-	make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1
-	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1 install
+	make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1 || return
+	"${ROOT[@]}" make -C "$DIR" -s PG_CONFIG="$BIN/pg_config" WERROR=1 install || return
 	# the suites run as postgres in the copy
 	if [ "$(id -u)" -eq 0 ]; then
 		chown -R postgres:postgres "$DIR"
