@@ -84,6 +84,13 @@ now_micros(const CdcOptions *opts)
 	return opts->deterministic ? 0 : unix_micros(GetCurrentTimestamp());
 }
 
+/* The envelope's ts_ms of an event written now (0 when deterministic). */
+int64
+encoder_event_ts_ms(const CdcOptions *opts)
+{
+	return floor_millis(now_micros(opts));
+}
+
 /*
  * "ts_ms":...,"ts_us":...,"ts_ns":... of one instant.  For the usual
  * positive microsecond counts of 4+ digits the three are the same digits

@@ -88,6 +88,7 @@ extern void encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, Cdc
 									   const CdcRow *before, const CdcRow *after,
 									   CdcTxnState *txn, uint64 lsn,
 									   const CdcOptions *opts);
+extern int64 encoder_event_ts_ms(const CdcOptions *opts);
 extern void encoder_write_column(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,
 								 int i, const CdcOptions *opts);
 extern void encoder_write_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row,

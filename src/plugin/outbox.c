@@ -147,6 +147,8 @@ typedef struct OutboxColumns
 	int			version;
 	int		   *additional;		/* per CdcOutbox.additional entry */
 	char	   *value_name;		/* the row's value schema name, adjusted */
+	char	  **schemas;		/* per column: its standalone schema, once
+								 * rendered (column_schema) */
 } OutboxColumns;
 
 /* ---- configuration ------------------------------------------------------------ */
@@ -403,6 +405,7 @@ resolve_columns(const CdcRelInfo *ri, const CdcOptions *opts)
 	}
 	oc->key = required_column(ri, "outbox_table_field_event_key", ob->field_key);
 	oc->value_name = value_schema_name(ri, opts);
+	oc->schemas = palloc0(sizeof(char *) * Max(ri->ncolumns, 1));
 	MemoryContextSwitchTo(old);
 	return oc;
 }
@@ -430,12 +433,21 @@ column_json(const CdcRelInfo *ri, const CdcRow *row, int i, const CdcOptions *op
 	return buf.data;
 }
 
-/* The column's schema in the row's value schema, standalone (no "field"). */
-static char *
-column_schema(const CdcColumn *col)
+/*
+ * Column i's schema in the row's value schema, standalone (no "field"):
+ * rendered once per relation (outbox_write resolved its columns first).
+ */
+static const char *
+column_schema(const CdcRelInfo *ri, int i)
 {
+	const CdcColumn *col = &ri->columns[i];
+	char	  **cached_schema = &ri->outbox_cols->schemas[i];
+	MemoryContext old;
 	StringInfoData buf;
 
+	if (*cached_schema != NULL)
+		return *cached_schema;
+	old = MemoryContextSwitchTo(ri->cxt);
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, col->value_schema_json ? col->value_schema_json : col->schema_json);
 	if (col->default_json != NULL)
@@ -444,15 +456,19 @@ column_schema(const CdcColumn *col)
 		appendStringInfoString(&buf, col->default_json);
 	}
 	appendStringInfoChar(&buf, '}');
+	MemoryContextSwitchTo(old);
+	*cached_schema = buf.data;
 	return buf.data;
 }
 
+/* Does schema (a column's schema_json) have Connect type type? */
 static bool
 schema_has_type(const char *schema, const char *type)
 {
-	char	   *prefix = psprintf("{\"type\":\"%s\"", type);
+	size_t		len = strlen(type);
 
-	return strncmp(schema, prefix, strlen(prefix)) == 0;
+	return strncmp(schema, "{\"type\":\"", 9) == 0 && strncmp(schema + 9, type, len) == 0 &&
+		schema[9 + len] == '"';
 }
 
 static void *
@@ -526,8 +542,7 @@ event_timestamp(const CdcRelInfo *ri, const CdcRow *row, int i, const CdcOptions
 	int64		v;
 
 	if (i < 0 || strcmp(json = column_json(ri, row, i, opts), "null") == 0)
-		return opts->deterministic ? 0 :
-			(GetCurrentTimestamp() + (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
+		return encoder_event_ts_ms(opts);
 	v = strtoll(json, NULL, 10);
 	if (strstr(schema, "\"name\":\"io.debezium.time.Timestamp\"") != NULL)
 		return v;
@@ -547,7 +562,7 @@ event_timestamp(const CdcRelInfo *ri, const CdcRow *row, int i, const CdcOptions
 
 typedef struct OutboxPayload
 {
-	char	   *schema;			/* its schema (standalone) */
+	const char *schema;		/* its schema (standalone) */
 	char	   *json;			/* its value */
 	bool		empty;			/* null or blank: a tombstone if asked */
 } OutboxPayload;
@@ -615,7 +630,7 @@ read_payload(const CdcRelInfo *ri, const CdcRow *row, const OutboxColumns *oc,
 	OutboxPayload p;
 	char	   *text;
 
-	p.schema = column_schema(&ri->columns[oc->payload]);
+	p.schema = column_schema(ri, oc->payload);
 	p.json = column_json(ri, row, oc->payload, opts);
 	text = decode_json_string(p.json);
 	/* Java: payload == null || payload.toString().trim().isEmpty() */
@@ -688,11 +703,11 @@ build_struct_schema(const CdcRelInfo *ri, const OutboxColumns *oc, const OutboxP
 	{
 		OutboxField *f = lfirst(lc);
 		int			i = oc->additional[foreach_current_index(lc)];
-		char	   *schema;
+		const char *schema;
 
 		if (f->placement != PLACE_ENVELOPE || i < 0)
 			continue;
-		schema = column_schema(&ri->columns[i]);
+		schema = column_schema(ri, i);
 		appendStringInfoChar(&buf, ',');
 		appendBinaryStringInfo(&buf, schema, strlen(schema) - 1);
 		appendStringInfoString(&buf, ",\"field\":");
@@ -715,7 +730,7 @@ static char *
 struct_schema(const CdcRelInfo *ri, const OutboxColumns *oc, const OutboxPayload *p,
 			  const char *routed, int32 version, CdcOutbox *ob)
 {
-	char	   *key = version >= 0 ? psprintf("%d", version) : p->schema;
+	const char *key = version >= 0 ? psprintf("%d", version) : p->schema;
 	List	  **cache = version >= 0 ? &ob->version_cache : &ob->schema_cache;
 	char	   *schema = cached(*cache, key);
 
@@ -796,7 +811,7 @@ column_header(CdcRecordOut *ro, const char *name, const CdcRelInfo *ri, const Cd
 	if (opts->schemas)
 	{
 		appendStringInfoString(ro->buf, "{\"schema\":");
-		appendStringInfoString(ro->buf, column_schema(&ri->columns[i]));
+		appendStringInfoString(ro->buf, column_schema(ri, i));
 		appendStringInfoString(ro->buf, ",\"payload\":");
 	}
 	encoder_write_column(ro->buf, ri, row, i, opts);
@@ -811,7 +826,7 @@ write_value(CdcRecordOut *ro, const CdcRelInfo *ri, const CdcRow *row,
 {
 	CdcOutbox  *ob = opts->outbox;
 	OutboxPayload p = read_payload(ri, row, oc, opts);
-	char	   *schema = p.schema;
+	const char *schema = p.schema;
 	int32		version = -1;
 
 	if (!ob->only_headers)
@@ -912,7 +927,7 @@ outbox_write(StringInfo buf, CdcOutputFormat format, const CdcRelInfo *ri, Oid r
 		if (opts->schemas)
 		{
 			appendStringInfoString(buf, "{\"schema\":");
-			appendStringInfoString(buf, column_schema(&ri->columns[oc->key]));
+			appendStringInfoString(buf, column_schema(ri, oc->key));
 			appendStringInfoString(buf, ",\"payload\":");
 		}
 		encoder_write_column(buf, ri, row, oc->key, opts);
