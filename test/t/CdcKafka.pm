@@ -58,7 +58,7 @@ our @EXPORT = qw(
   poll_until lsn_to_num proc_memory start_rss_sampler stop_rss_sampler
   decode_record payload_part murmur2 murmur2_partition check_partitioning
   create_versioned_tables fill_versioned_tables murmur2_selftest
-  run_pgbench start_pgbench finish_pgbench
+  run_pgbench start_pgbench finish_pgbench start_pgbench_loop stop_pgbench_loop
   expected_versions verify_versioned log_count log_size
   slurp_log_from kafka_script install_paths);
 
@@ -606,6 +606,69 @@ sub finish_pgbench
 	return ($rc, ${ $p->{out} }, ${ $p->{err} }, time - $p->{started});
 }
 
+# A workload that outlives server crashes: a child process runs the
+# versioned pgbench script (start_pgbench's options: tables, rows, clients,
+# jobs, rate, db) in runs of $opt{chunk} seconds (default 10), starting the
+# next run as soon as one ends, whether it ended by time or because the
+# server went away (then every 0.5 s until the server answers again), until
+# stop_pgbench_loop().  pgbench's output goes to a file.
+sub start_pgbench_loop
+{
+	my ($node, %opt) = @_;
+	my ($t1, $t2, $t3) = @{ $opt{tables} };
+	my $stamp = int(time * 1000);
+	my $script = "$PostgreSQL::Test::Utils::tmp_check/pgbench_loop_${t1}_$stamp.sql";
+	my $log = "$PostgreSQL::Test::Utils::tmp_check/pgbench_loop_${t1}_$stamp.log";
+	PostgreSQL::Test::Utils::append_to_file($script,
+		pgbench_script($t1, $t2, $t3, $opt{rows}, $opt{graveyard} // 'graveyard'));
+	my @cmd = (
+		'pgbench', '-n', '-h', $node->host, '-p', $node->port,
+		'-c', $opt{clients} // 4, '-j', $opt{jobs} // 2, '-f', $script,
+		'-T', $opt{chunk} // 10);
+	push @cmd, '-R', $opt{rate} if $opt{rate};
+	push @cmd, $opt{db} // 'postgres';
+	my $child = fork();
+	croak "fork: $!" unless defined $child;
+	if ($child == 0)
+	{
+		my $stop = 0;
+		my $bench;
+		$SIG{TERM} = sub { $stop = 1; kill 'INT', $bench if $bench; };
+		open(STDOUT, '>>', $log) or POSIX::_exit(1);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(1);
+		my $runs = 0;
+		until ($stop)
+		{
+			$bench = fork();
+			POSIX::_exit(1) unless defined $bench;
+			if ($bench == 0)
+			{
+				exec(@cmd) or POSIX::_exit(127);
+			}
+			$runs++;
+			waitpid($bench, 0);
+			$bench = undef;
+			usleep(500_000) unless $stop;
+		}
+		print "pgbench loop: $runs runs\n";
+		POSIX::_exit(0);    # never run the parent's END blocks
+	}
+	return { child => $child, log => $log, started => time };
+}
+
+# Stop the loop (the running pgbench is interrupted); returns (seconds, the
+# number of transactions pgbench reported as processed, its output).
+sub stop_pgbench_loop
+{
+	my ($l) = @_;
+	kill 'TERM', $l->{child};
+	waitpid($l->{child}, 0);
+	my $out = -e $l->{log} ? PostgreSQL::Test::Utils::slurp_file($l->{log}) : '';
+	my $tx = 0;
+	$tx += $1 while $out =~ /number of transactions actually processed: (\d+)/g;
+	return (time - $l->{started}, $tx, $out);
+}
+
 sub run_pgbench
 {
 	my ($node, %opt) = @_;
@@ -642,6 +705,7 @@ sub expected_versions
 #   kafka => cluster, prefix => topic prefix, tables => [...],
 #   expected => from expected_versions, partitions => N (murmur2 check if > 1),
 #   quiet => 1 (no diag of the first problems found; for self-checks)
+#   isolation => the consumer's isolation.level (see consume_each)
 #
 # Per key, the records in offset order are turned into events c<v>, u<v>,
 # d<v>, t<v> (tombstone after d<v>); each must be expected (c1, u2..uN,
@@ -721,7 +785,8 @@ sub verify_versioned
 				}
 				$sum{duplicates}++ if $seen{$id}{$ev}++;
 				push @{ $order{$id} }, $ev if $seen{$id}{$ev} == 1;
-			});
+			},
+			$a{isolation} ? (isolation => $a{isolation}) : ());
 
 		my $exp = $a{expected}{$t} // {};
 		for my $id (keys %$exp)
@@ -910,6 +975,29 @@ sub topic_list
 	return { map { $_->{topic} => scalar(@{ $_->{partitions} }) } @{ $md->{topics} } };
 }
 
+# Partitions (of every topic, internal ones included) whose in-sync
+# replicas are fewer than their replicas, from kcat -L: a list of
+# "topic/partition isr/replicas", empty when the cluster is whole.  undef
+# when the metadata could not be read.
+sub under_replicated
+{
+	my ($self) = @_;
+	my ($rc, $out, $err) =
+	  CdcKafka::run_cmd([ 'kcat', '-L', '-J', '-b', $self->{bootstrap}, '-m', '10' ], timeout => 30);
+	return undef if $rc != 0 || $out eq '';
+	my $md = eval { decode_json($out) } or return undef;
+	my @under;
+	for my $t (@{ $md->{topics} })
+	{
+		for my $p (@{ $t->{partitions} })
+		{
+			my ($isr, $rep) = (scalar(@{ $p->{isrs} // [] }), scalar(@{ $p->{replicas} // [] }));
+			push @under, "$t->{topic}/$p->{partition} $isr/$rep" if $isr < $rep;
+		}
+	}
+	return \@under;
+}
+
 # End offsets of every partition of a topic: { partition => offset };
 # their sum is the number of records (nothing is compacted or deleted).
 sub end_offsets
@@ -946,12 +1034,19 @@ sub wait_for_records
 # offset order.  A record is { topic, partition, offset, key, value } with
 # key and value as raw bytes (undef when null); with headers => 1 also
 # headers => [name, value, ...] (read through kcat's JSON envelope).
+# isolation => 'read_committed' | 'read_uncommitted' sets the consumer's
+# isolation.level (records of aborted or open transactions are skipped by
+# read_committed).  Control records (transaction markers) take offsets but
+# are never handed out: with transactional producers a topic holds fewer
+# records than its end offsets add up to (record_count counts offsets).
 sub consume_each
 {
 	my ($self, $topic, $cb, %opt) = @_;
 	return 0 unless $self->topic_list->{$topic};
 	my $file = "$self->{dir}/consume_" . int(time * 1000) . "_$$.out";
 	my @cmd = ('kcat', '-C', '-q', '-b', $self->{bootstrap}, '-t', $topic, '-o', 'beginning', '-e');
+	# librdkafka reads read_committed unless told otherwise; say it anyway
+	push @cmd, '-X', "isolation.level=$opt{isolation}" if $opt{isolation};
 	if ($opt{headers})
 	{
 		push @cmd, '-J';
@@ -1014,6 +1109,42 @@ sub consume_each
 	  if $opt{sorted};
 	$cb->($_), $n++ for @recs;
 	return $n;
+}
+
+# Number of records a consumer with that isolation level reads from a topic.
+sub count_records
+{
+	my ($self, $topic, %opt) = @_;
+	my $n = 0;
+	$self->consume_each($topic, sub { $n++ }, %opt);
+	return $n;
+}
+
+# The broker process of node N (kafka.sh's pid file), or undef.
+sub node_pid
+{
+	my ($self, $n) = @_;
+	open(my $fh, '<', "$self->{dir}/node$n/pid") or return undef;
+	my $pid = <$fh>;
+	close $fh;
+	chomp $pid if defined $pid;
+	return $pid;
+}
+
+# pause_node(N) / resume_node(N): SIGSTOP / SIGCONT one broker (a hung
+# broker: its connections stay open and nothing is answered).
+sub pause_node
+{
+	my ($self, $n) = @_;
+	my $pid = $self->node_pid($n) or return 0;
+	return kill('STOP', $pid);
+}
+
+sub resume_node
+{
+	my ($self, $n) = @_;
+	my $pid = $self->node_pid($n) or return 0;
+	return kill('CONT', $pid);
 }
 
 # Read a whole topic into a list (sorted by partition, offset).
