@@ -203,18 +203,8 @@ cmp_ok($changes - 3 * $ROWS, '>=', $TARGET,
 	sprintf('the concurrent load wrote at least %d changes (%d, in %.0f s)', $TARGET,
 		$changes - 3 * $ROWS, $load_s));
 
-# A Kafka transaction's records become readable for read_committed once its
-# commit markers are written, a moment after the commit: read until the
-# committed count no longer moves.
-my $committed_count = sub {
-	my $n = 0;
-	$n += $kafka->count_records("postgres.public.$_", isolation => 'read_committed') for @TABLES;
-	return $n;
-};
-my $prev = -1;
-CdcKafka::poll_until(
-	sub { my $n = $committed_count->(); my $same = $n == $prev; $prev = $n; return $same; },
-	60, 'read_committed counts settled');
+# a Kafka transaction is readable (read_committed) once its markers are written
+$kafka->wait_committed_settled([ map { "postgres.public.$_" } @TABLES ]);
 
 my $sum = verify_versioned(
 	kafka => $kafka,

@@ -1111,12 +1111,38 @@ sub consume_each
 	return $n;
 }
 
-# Number of records a consumer with that isolation level reads from a topic.
+# Number of records a consumer with that isolation level (isolation =>
+# 'read_committed' | 'read_uncommitted') reads from a topic; 0 for a topic
+# that does not exist.
 sub count_records
 {
 	my ($self, $topic, %opt) = @_;
-	my $n = 0;
-	$self->consume_each($topic, sub { $n++ }, %opt);
+	return 0 unless $self->topic_list->{$topic};
+	my @cmd = ('kcat', '-C', '-q', '-b', $self->{bootstrap}, '-t', $topic, '-o', 'beginning', '-e',
+		'-f', '.');
+	push @cmd, '-X', "isolation.level=$opt{isolation}" if $opt{isolation};
+	my ($rc, $out, $err) = CdcKafka::run_cmd(\@cmd, timeout => 600);
+	croak "kcat failed on $topic: $err" if $rc != 0;
+	return length($out);
+}
+
+# Wait until what read_committed consumers read of these topics stops
+# changing (a Kafka transaction's records become readable once its commit
+# markers are written, a moment after the commit); returns the count.
+sub wait_committed_settled
+{
+	my ($self, $topics, $timeout) = @_;
+	my ($prev, $n) = (-1, 0);
+	CdcKafka::poll_until(
+		sub {
+			$n = 0;
+			$n += $self->count_records($_, isolation => 'read_committed') for @$topics;
+			my $same = $n == $prev;
+			$prev = $n;
+			return $same;
+		},
+		$timeout // 60,
+		'read_committed counts settled');
 	return $n;
 }
 
