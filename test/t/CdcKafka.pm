@@ -6,8 +6,9 @@
 # kcat.  This module holds what every suite needs:
 #
 #   Kafka clusters   CdcKafka::Cluster->start(nodes => 1|3, partitions => N)
-#                    on a random free port base, stopped at exit; stop, kill
-#                    and restart single nodes; create topics; read topics.
+#                    on a random free port base, stopped at exit; stop, kill,
+#                    pause (SIGSTOP) and restart single nodes; create topics;
+#                    read topics (read_committed or read_uncommitted).
 #   PostgreSQL       new_node(): a server configured as a user would
 #                    configure it (shared_preload_libraries,
 #                    output_plugin_libraries, wal_level, cdc_kafka.*), with
@@ -26,6 +27,8 @@
 #                    tables' final state.  verify_versioned() checks that
 #                    every expected change arrived, in commit order per key,
 #                    on the partition murmur2 gives, and counts duplicates.
+#                    start_pgbench_loop() keeps the workload going through
+#                    server crashes and restarts.
 #
 # Synchronisation is always by polling a condition with a timeout (the
 # status view, the slot, topic end offsets, the server log), never by a
