@@ -197,6 +197,8 @@ is(scalar(@fault_log), $FAULTS, "$FAULTS faults injected ("
 note("the worker was not streaming 60 s after the previous fault $not_streaming time(s)");
 
 ok(wait_streaming($node, timeout => 120), 'the worker streams after the last fault');
+# one change after the load, so that this worker commits a Kafka transaction
+$node->safe_psql('postgres', "UPDATE $TABLES[0] SET ver = ver + 1 WHERE id = 1");
 ok(wait_caught_up($node, timeout => 300), 'the worker caught up');
 my ($exp, $changes) = expected_versions($node, \@TABLES);
 cmp_ok($changes - 3 * $ROWS, '>=', $TARGET,
