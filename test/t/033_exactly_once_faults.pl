@@ -101,10 +101,12 @@ my $load = start_pgbench_loop(
 # or undef while the server is down
 sub changes_written
 {
-	my ($ret, $out) = $node->psql('postgres',
-		'SELECT ' . join(' + ', map { "(SELECT coalesce(sum(ver), 0) FROM $_)" } @TABLES)
-		  . ' + (SELECT coalesce(sum(ver) + count(*), 0) FROM graveyard)');
-	return $ret == 0 && $out =~ /^\d+$/ ? $out : undef;
+	my ($ret, $out) = eval {
+		$node->psql('postgres',
+			'SELECT ' . join(' + ', map { "(SELECT coalesce(sum(ver), 0) FROM $_)" } @TABLES)
+			  . ' + (SELECT coalesce(sum(ver) + count(*), 0) FROM graveyard)');
+	};
+	return defined $ret && $ret == 0 && $out =~ /^\d+$/ ? $out : undef;
 }
 
 # ---- the faults ----------------------------------------------------------------
@@ -144,11 +146,11 @@ for my $i (1 .. $FAULTS)
 	if ($kind eq 'kill_worker')
 	{
 		my $pid;
-		CdcKafka::poll_until(sub { $pid = worker_pid($node) }, 60, 'a worker process');
+		CdcKafka::poll_until(sub { $pid = eval { worker_pid($node) } }, 60, 'a worker process');
 		my $pos = log_size($node);
 		kill 'KILL', $pid if $pid;
 		$node->wait_for_log(qr/all server processes terminated; reinitializing/, $pos);
-		$node->poll_query_until('postgres', 'SELECT true');
+		wait_server($node);
 		$what = "worker $pid killed";
 	}
 	elsif ($kind eq 'immediate_stop')

@@ -175,7 +175,7 @@ my $pid = worker_pid($node);
 	my $t_kill = time;
 	kill 'KILL', $st->{pid};
 	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $pos);
-	$node->poll_query_until('postgres', 'SELECT true');
+	wait_server($node);
 	ok(wait_streaming($node, timeout => 120), 'a: a new worker streams');
 	ok(wait_caught_up($node, timeout => 900), 'a: and caught up');
 	my $r = read_ids('postgres.public.big');

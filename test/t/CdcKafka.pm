@@ -57,7 +57,7 @@ use Test::More;
 
 use Exporter 'import';
 our @EXPORT = qw(
-  new_node status wait_state wait_streaming wait_caught_up worker_pid
+  new_node status wait_state wait_streaming wait_server wait_caught_up worker_pid
   poll_until lsn_to_num proc_memory start_rss_sampler stop_rss_sampler
   decode_record payload_part murmur2 murmur2_partition check_partitioning
   create_versioned_tables fill_versioned_tables murmur2_selftest
@@ -234,9 +234,11 @@ sub status
 {
 	my ($node, $db) = @_;
 	$db //= 'postgres';
-	my ($ret, $out, $err) = $node->psql($db,
-		"SELECT row_to_json(s) FROM cdc_kafka.status s WHERE database = current_database()");
-	return undef if $ret != 0 || $out eq '';
+	# psql dies (a broken pipe) when a restarting server hangs up first
+	my ($ret, $out, $err) = eval {
+		$node->psql($db, "SELECT row_to_json(s) FROM cdc_kafka.status s WHERE database = current_database()");
+	};
+	return undef if !defined $ret || $ret != 0 || $out eq '';
 	return $JSON->decode($out);
 }
 
@@ -256,6 +258,15 @@ sub wait_state
 		"worker of $db in state $state");
 	diag('last status: ' . ($last ? encode_json($last) : 'none')) unless $ok;
 	return $ok ? $last : undef;
+}
+
+# Wait until the server answers queries again (after a crash or a restart);
+# unlike poll_query_until, a connection the server drops is no error.
+sub wait_server
+{
+	my ($node, %opt) = @_;
+	return poll_until(sub { eval { $node->safe_psql($opt{db} // 'postgres', 'SELECT 1') } },
+		$opt{timeout} // 120, 'the server answering');
 }
 
 sub wait_streaming
