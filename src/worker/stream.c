@@ -102,6 +102,7 @@ static void stream_prepare_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 static void stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 						 TransactionId xid, bool last_write);
 static CdcStream *open_stream;
+static bool eos_full(CdcStream *s);
 
 /* ---- frames ------------------------------------------------------------------------ */
 
@@ -476,10 +477,11 @@ stream_commit(CdcStream *s, const char *snapshot_progress)
 		check_producer(s);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (s->ktxn_failed)
-		eos_restart(s, s->ktxn_reason);
+	/* a record Kafka refused: the worker's blocked state says which (and it dooms the rest) */
 	if (s->blocked)
 		return;					/* aborted when the session closes */
+	if (s->ktxn_failed)
+		eos_restart(s, s->ktxn_reason);
 	if (!producer_txn_commit(s->producer, reason, sizeof(reason)))
 		eos_restart(s, reason);
 	s->ktxn_open = false;
@@ -491,7 +493,13 @@ stream_commit(CdcStream *s, const char *snapshot_progress)
 	eos_publish(s);
 }
 
-/* Is the open transaction as large or as old as it may be? */
+/* Is the open Kafka transaction as large or as old as it may be? */
+bool
+stream_txn_full(CdcStream *s)
+{
+	return s->eos && s->ktxn_open && eos_full(s);
+}
+
 static bool
 eos_full(CdcStream *s)
 {
@@ -795,7 +803,17 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
 	CdcTicket  *t = opaque;
 
 	if (t == NULL)
-		return;					/* a heartbeat */
+	{
+		/* a heartbeat, or exactly_once's position: its failure dooms the transaction */
+		if (s->eos && err != RD_KAFKA_RESP_ERR_NO_ERROR && !s->ktxn_failed &&
+			err != RD_KAFKA_RESP_ERR__PURGE_QUEUE && err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT)
+		{
+			s->ktxn_failed = true;
+			snprintf(s->ktxn_reason, sizeof(s->ktxn_reason), "topic \"%s\" refused a record: %s: %s",
+					 rd_kafka_topic_name(msg->rkt), rd_kafka_err2name(err), rd_kafka_err2str(err));
+		}
+		return;
+	}
 	s->inflight_bytes -= t->bytes;
 	s->inflight_records--;
 	if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -924,6 +942,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
 	s->base_retries = ws->retries;
+	s->ktxns_committed = ws->kafka_transactions;
 	LWLockRelease(ws->lock);
 	initStringInfo(&s->scratch);
 	ctl.keysize = sizeof(Oid);
