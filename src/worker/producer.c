@@ -53,6 +53,7 @@
 #include "storage/latch.h"
 #include "storage/pmsignal.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "plugin/compat.h"
 #include "worker/producer.h"
@@ -333,16 +334,38 @@ handle_error(CdcProducer *p, rd_kafka_event_t *ev)
 					rd_kafka_event_error_string(ev))));
 }
 
+/* A line librdkafka repeats (a retry loop) is logged once per this long. */
+#define LOG_REPEAT_MS 60000
+
 static void
 handle_log(rd_kafka_event_t *ev)
 {
+	static char last[256];
+	static TimestampTz last_time = 0;
+	static int64 repeats = 0;
 	const char *fac;
 	const char *buf;
 	int			level;
+	char		line[256];
 
 	/* syslog levels: only warnings and worse are worth the server log */
-	if (rd_kafka_event_log(ev, &fac, &buf, &level) == 0 && level <= 4)
+	if (rd_kafka_event_log(ev, &fac, &buf, &level) != 0 || level > 4)
+		return;
+	snprintf(line, sizeof(line), "%s: %s", fac, buf);
+	if (strcmp(line, last) == 0 &&
+		!TimestampDifferenceExceeds(last_time, GetCurrentTimestamp(), LOG_REPEAT_MS))
+	{
+		repeats++;
+		return;
+	}
+	if (repeats > 0 && strcmp(line, last) == 0)
+		ereport(LOG, (errmsg("Kafka client %s: %s (and " INT64_FORMAT " times more in the last minute)",
+							 fac, buf, repeats)));
+	else
 		ereport(LOG, (errmsg("Kafka client %s: %s", fac, buf)));
+	strlcpy(last, line, sizeof(last));
+	last_time = GetCurrentTimestamp();
+	repeats = 0;
 }
 
 /* Handle one event; it is destroyed even if handling it raises an ERROR. */

@@ -575,6 +575,10 @@ eos_open(CdcStream *s, const CdcProducerConfig *pcfg)
 {
 	PositionRecord rec;
 
+	/* a coordinator that cannot answer holds the worker here: say so */
+	status_set_state(s->ws, status_get_state(s->ws),
+					 psprintf("registering transactional id \"%s\" with the Kafka transaction coordinator",
+							  s->txn_id));
 	producer_txn_init(s->producer);
 	offsets_ensure_topic(pcfg, s->offsets_topic);
 	if (!offsets_read(pcfg, s->offsets_topic, s->txn_id, &rec))
