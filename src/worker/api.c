@@ -73,6 +73,7 @@ PG_FUNCTION_INFO_V1(cdc_kafka_drop_slot);
 PG_FUNCTION_INFO_V1(cdc_kafka_reset_offsets);
 PG_FUNCTION_INFO_V1(cdc_kafka_skip_record);
 PG_FUNCTION_INFO_V1(cdc_kafka_worker_status);
+PG_FUNCTION_INFO_V1(cdc_kafka_worker_delivery);
 PG_FUNCTION_INFO_V1(cdc_kafka_table_counters);
 PG_FUNCTION_INFO_V1(cdc_kafka_slot_failover);
 
@@ -234,6 +235,8 @@ state_name(CdcWorkerState state)
 			return "blocked";
 		case CDC_STATE_SLOT_LOST:
 			return "slot_lost";
+		case CDC_STATE_FENCED:
+			return "fenced";
 		case CDC_STATE_ERROR:
 			return "error";
 	}
@@ -1078,6 +1081,46 @@ cdc_kafka_worker_status(PG_FUNCTION_ARGS)
 		if (!status_copy(i, &copy))
 			continue;
 		status_row(&copy, values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * cdc_kafka.worker_delivery(), extension version 1.2: each worker's
+ * delivery mode and, for exactly_once, its Kafka transactions; the status
+ * view of 1.2 joins it by database.
+ */
+#define DELIVERY_COLUMNS 7
+
+Datum
+cdc_kafka_worker_delivery(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	require_shared_memory();
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < CDC_MAX_WORKERS; i++)
+	{
+		CdcWorkerStatus w;
+		bool		committed;
+		Datum		values[DELIVERY_COLUMNS];
+		bool		nulls[DELIVERY_COLUMNS] = {false};
+
+		if (!status_copy(i, &w))
+			continue;
+		committed = w.exactly_once && w.kafka_committed_lsn != InvalidXLogRecPtr;
+		values[0] = CStringGetDatum(w.dbname);
+		values[1] = CStringGetTextDatum(w.exactly_once ? "exactly_once" : "at_least_once");
+		values[2] = text_or_null(w.transactional_id, &nulls[2]);
+		values[3] = Int64GetDatum(w.kafka_transactions);
+		nulls[3] = !w.exactly_once;
+		values[4] = TimestampTzGetDatum(w.kafka_committed_at);
+		nulls[4] = w.kafka_committed_at == 0;
+		values[5] = LSNGetDatum(w.kafka_committed_lsn);
+		nulls[5] = !committed;
+		values[6] = Int32GetDatum(w.kafka_committed_index);
+		nulls[6] = !committed || w.kafka_committed_index < 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -103,6 +103,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -549,6 +550,99 @@ record_progress(void)
 	}
 }
 
+/*
+ * exactly_once: the chunks a Kafka transaction commits (all pending ones up
+ * to upto) are written with its position, one line each,
+ * "job rows done|more key-in-hex|-", and adopted by the next session
+ * (incremental_adopt_progress) if the worker stopped before recording
+ * them: their rows are then never read and sent again.
+ */
+static char *
+committed_progress(void *arg, XLogRecPtr upto)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	if (inc == NULL || inc->pending == NIL)
+		return NULL;
+	initStringInfo(&buf);
+	foreach(lc, inc->pending)
+	{
+		PendingProgress *pp = lfirst(lc);
+
+		if (pp->hw_end > upto)
+			break;
+		appendStringInfo(&buf, INT64_FORMAT " " INT64_FORMAT " %s ", pp->job, pp->rows,
+						 pp->table_done ? "done" : "more");
+		if (pp->last_key == NULL)
+			appendStringInfoChar(&buf, '-');
+		else
+		{
+			char	   *text = OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(pp->last_key));
+			size_t		len = strlen(text);
+
+			enlargeStringInfo(&buf, len * 2 + 1);
+			buf.len += hex_encode(text, len, buf.data + buf.len);
+			buf.data[buf.len] = '\0';
+		}
+		appendStringInfoChar(&buf, '\n');
+	}
+	return buf.len > 0 ? buf.data : NULL;
+}
+
+static void
+adopt_sql(void *arg)
+{
+	PendingProgress *pp = arg;
+	Oid			types[4] = {INT8OID, TEXTARRAYOID, INT8OID, BOOLOID};
+	Datum		values[4] = {Int64GetDatum(pp->job), PointerGetDatum(pp->last_key),
+	Int64GetDatum(pp->rows), BoolGetDatum(pp->table_done)};
+	char		nulls[4] = {' ', pp->last_key ? ' ' : 'n', ' ', ' '};
+
+	/* never behind what was recorded already */
+	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET "
+						  "last_key = coalesce($2, last_key), rows_sent = $3, "
+						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
+						  "finished_at = CASE WHEN $4 THEN pg_catalog.now() END "
+						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE
+						  " AND rows_sent OPERATOR(pg_catalog.<=) $3",
+						  4, types, values, nulls, false, 0);
+}
+
+/*
+ * A new exactly_once session found chunks committed to Kafka (lines of
+ * committed_progress) that the last one may not have recorded: record them.
+ */
+void
+incremental_adopt_progress(const char *text)
+{
+	char	   *copy = pstrdup(text);
+	char	   *save = NULL;
+
+	for (char *line = strtok_r(copy, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+	{
+		PendingProgress pp = {0};
+		char		state[8];
+		char	   *key = palloc(strlen(line) + 1);
+
+		if (sscanf(line, INT64_FORMAT " " INT64_FORMAT " %7s %s", &pp.job, &pp.rows, state, key) != 4)
+			continue;
+		pp.table_done = strcmp(state, "done") == 0;
+		if (strcmp(key, "-") != 0)
+		{
+			size_t		len = strlen(key);
+			char	   *decoded = palloc(len / 2 + 1);
+
+			decoded[hex_decode(key, len, decoded)] = '\0';
+			pp.last_key = DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN, decoded, TEXTOID, -1));
+		}
+		in_transaction(adopt_sql, &pp);
+		ereport(LOG,
+				(errmsg("incremental snapshot %lld: progress committed to Kafka adopted (" INT64_FORMAT " rows%s)",
+						(long long) pp.job, pp.rows, pp.table_done ? ", done" : "")));
+	}
+}
+
 /* ---- one chunk ----------------------------------------------------------------------- */
 
 /* Write a watermark ("open <token>" or "close <token>"); returns its end. */
@@ -963,12 +1057,14 @@ emit_chunk(CdcStream *s)
 static void saw_watermark(void *arg, CdcStream *s, XLogRecPtr lsn, const char *content,
 						  size_t len);
 static void saw_change(void *arg, Oid relid, const char *key, size_t keylen);
+static char *committed_progress(void *arg, XLogRecPtr upto);
 
 /* The stream tells these about its changes and watermarks while a session runs. */
 static const CdcSnapshotHooks session_hooks = {
 	.arg = NULL,
 	.saw_change = saw_change,
 	.watermark = saw_watermark,
+	.progress = committed_progress,
 };
 
 void

@@ -19,5 +19,6 @@ extern void incremental_request_all(const char *publication, const char *kind);
 extern void incremental_session_start(CdcStream *s, const CdcStreamConfig *cfg);
 extern void incremental_session_end(void);
 extern bool incremental_step(CdcStream *s);
+extern void incremental_adopt_progress(const char *text);
 
 #endif							/* CDC_KAFKA_INCREMENTAL_H */

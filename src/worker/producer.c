@@ -66,7 +66,9 @@ struct CdcProducer
 	producer_delivery_cb on_delivery;
 	void	   *cb_arg;
 	bool		fatal;
+	rd_kafka_resp_err_t fatal_code;
 	char		fatal_reason[512];
+	bool		transactional;
 	int64		transient_errors;
 	char		transient_reason[512];	/* the last one */
 };
@@ -317,6 +319,7 @@ handle_error(CdcProducer *p, rd_kafka_event_t *ev)
 		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(p->rk, buf, sizeof(buf));
 
 		p->fatal = true;
+		p->fatal_code = orig;
 		snprintf(p->fatal_reason, sizeof(p->fatal_reason), "%s: %s",
 				 rd_kafka_err2name(orig), buf);
 		return;
@@ -561,6 +564,25 @@ apply_properties(rd_kafka_conf_t *conf, const CdcProducerConfig *cfg)
 	}
 }
 
+/*
+ * The configuration of another client of the same cluster (the offsets
+ * topic's reader and admin): the same servers, properties and secrets, its
+ * log lines dropped below warnings (they would come on librdkafka's threads).
+ */
+rd_kafka_conf_t *
+producer_client_conf(const CdcProducerConfig *cfg, const char *role)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char		client_id[NAMEDATALEN + 32];
+
+	snprintf(client_id, sizeof(client_id), "cdc_kafka-%s-%s", cfg->dbname, role);
+	conf_set_or_fail(conf, "client.id", client_id);
+	apply_properties(conf, cfg);
+	conf_set_or_fail(conf, "bootstrap.servers", cfg->bootstrap_servers);
+	rd_kafka_conf_set_log_cb(conf, quiet_log_cb);
+	return conf;
+}
+
 static void
 close_wakeup_pipe(CdcProducer *p)
 {
@@ -647,7 +669,18 @@ producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, 
 	conf_set_or_fail(conf, "enable.idempotence", "true");
 	conf_set_or_fail(conf, "acks", "all");
 	conf_set_or_fail(conf, "partitioner", "murmur2_random");
-	conf_set_or_fail(conf, "message.timeout.ms", "0");
+	if (cfg->transactional_id != NULL)
+	{
+		/*
+		 * A record may wait no longer than its transaction lives (the
+		 * default, transaction.timeout.ms): one that times out aborts the
+		 * transaction, and the stream starts again from its last commit.
+		 */
+		conf_set_or_fail(conf, "transactional.id", cfg->transactional_id);
+		p->transactional = true;
+	}
+	else
+		conf_set_or_fail(conf, "message.timeout.ms", "0");
 	conf_set_or_fail(conf, "log.queue", "true");
 	rd_kafka_conf_set_events(conf, RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR | RD_KAFKA_EVENT_LOG);
 	open_wakeup_pipe(p, conf);
@@ -772,6 +805,176 @@ producer_wait(CdcProducer *p, long timeout_ms)
 		(event.events & WL_LATCH_SET))
 		ResetLatch(MyLatch);
 	(void) producer_poll(p);
+}
+
+/* ---- Kafka transactions (cdc_kafka.delivery = exactly_once) -------------------- */
+
+/*
+ * The transactional calls block; each is given this long, then the worker
+ * serves its queue, interrupts and postmaster death before calling again
+ * (a call that timed out is retriable and resumes where it was).
+ */
+#define TXN_CALL_MS 500
+
+/* Did another producer with this transactional.id take over? */
+static bool
+fenced_code(rd_kafka_resp_err_t code)
+{
+	return code == RD_KAFKA_RESP_ERR__FENCED ||
+		code == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+		code == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
+/* The hint for an error of a transactional call: what the operator can do. */
+static const char *
+txn_hint(rd_kafka_resp_err_t code)
+{
+	switch (code)
+	{
+		case RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED:
+		case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+		case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+			return "Grant the worker's Kafka principal WRITE and DESCRIBE on its transactional id, "
+				"and WRITE on the topics, or set cdc_kafka.delivery = at_least_once.";
+		case RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION:
+		case RD_KAFKA_RESP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT:
+		case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+			return "exactly_once needs Kafka transactions (brokers 0.11 or newer, "
+				"transaction.state.log.* settings the cluster can meet), or set cdc_kafka.delivery = at_least_once.";
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * A transactional call failed for good: remember a fatal error (fencing
+ * among them) for producer_fenced, then raise it.
+ */
+static void
+txn_error(CdcProducer *p, const char *call, rd_kafka_error_t *error)
+{
+	rd_kafka_resp_err_t code = rd_kafka_error_code(error);
+	char		reason[512];
+	const char *hint = txn_hint(code);
+
+	snprintf(reason, sizeof(reason), "%s: %s", rd_kafka_error_name(error),
+			 rd_kafka_error_string(error));
+	if (rd_kafka_error_is_fatal(error) || fenced_code(code))
+	{
+		p->fatal = true;
+		p->fatal_code = code;
+		strlcpy(p->fatal_reason, reason, sizeof(p->fatal_reason));
+	}
+	rd_kafka_error_destroy(error);
+	if (fenced_code(code))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("Kafka producer fenced at transaction %s: %s", call, reason),
+				 errdetail("Another producer with this worker's transactional id took over the stream."),
+				 errhint("Another server streams the same slot (a copy of this one?). Stop one of them; then cdc_kafka.restart() here.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_CONNECTION_FAILURE),
+			 errmsg("Kafka transaction %s failed: %s", call, reason),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* Sleep briefly serving the queue; exit with the postmaster, honour SIGTERM. */
+static void
+txn_pause(CdcProducer *p)
+{
+	producer_wait(p, 10);
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Register the transactional id with its coordinator: fences any older
+ * producer with the same id and aborts the transaction it left open.
+ * Waits for ever for an unreachable cluster, as records do.
+ */
+void
+producer_txn_init(CdcProducer *p)
+{
+	for (;;)
+	{
+		rd_kafka_error_t *error = rd_kafka_init_transactions(p->rk, TXN_CALL_MS);
+
+		if (error == NULL)
+			return;
+		if (!rd_kafka_error_is_retriable(error))
+			txn_error(p, "initialization", error);
+		rd_kafka_error_destroy(error);
+		txn_pause(p);
+	}
+}
+
+void
+producer_txn_begin(CdcProducer *p)
+{
+	rd_kafka_error_t *error = rd_kafka_begin_transaction(p->rk);
+
+	if (error != NULL)
+		txn_error(p, "begin", error);
+}
+
+/*
+ * Commit the open transaction.  The caller has waited for every record's
+ * delivery report first (with delivery reports as events, librdkafka's own
+ * flush would wait for this thread).  Returns false, with reason, if the
+ * transaction cannot commit and must be aborted (a record failed, the
+ * coordinator aborted it after transaction.timeout.ms).
+ */
+bool
+producer_txn_commit(CdcProducer *p, char *reason, size_t len)
+{
+	for (;;)
+	{
+		rd_kafka_error_t *error = rd_kafka_commit_transaction(p->rk, TXN_CALL_MS);
+
+		if (error == NULL)
+			return true;
+		if (rd_kafka_error_txn_requires_abort(error))
+		{
+			snprintf(reason, len, "%s: %s", rd_kafka_error_name(error),
+					 rd_kafka_error_string(error));
+			rd_kafka_error_destroy(error);
+			return false;
+		}
+		if (!rd_kafka_error_is_retriable(error))
+			txn_error(p, "commit", error);
+		rd_kafka_error_destroy(error);
+		txn_pause(p);
+	}
+}
+
+/* Abort the open transaction: its records never reach read_committed consumers. */
+void
+producer_txn_abort(CdcProducer *p)
+{
+	for (;;)
+	{
+		rd_kafka_error_t *error = rd_kafka_abort_transaction(p->rk, TXN_CALL_MS);
+
+		if (error == NULL)
+			return;
+		if (!rd_kafka_error_is_retriable(error))
+			txn_error(p, "abort", error);
+		rd_kafka_error_destroy(error);
+		txn_pause(p);
+	}
+}
+
+/* Did the producer stop because another one with its transactional.id took over? */
+bool
+producer_fenced(CdcProducer *p)
+{
+	return p->fatal && fenced_code(p->fatal_code);
+}
+
+/* Records not yet acknowledged, and reports and events not yet served. */
+int
+producer_outq_len(CdcProducer *p)
+{
+	return rd_kafka_outq_len(p->rk);
 }
 
 bool

@@ -40,6 +40,7 @@ typedef struct CdcProducerConfig
 	const char *properties;		/* cdc_kafka.kafka_properties, "name=value; ..." */
 	const char *secrets_file;	/* cdc_kafka.kafka_secrets_file, or NULL or "" */
 	bool		one_per_batch;	/* every record in a produce request of its own */
+	const char *transactional_id;	/* a transactional producer (exactly_once), or NULL */
 } CdcProducerConfig;
 
 /*
@@ -59,6 +60,13 @@ extern bool producer_failed(CdcProducer *p, const char **reason);
 extern void producer_connect(CdcProducer *p, int timeout_ms);
 extern int64 producer_transient_errors(CdcProducer *p, const char **last_reason);
 extern void producer_destroy(CdcProducer *p);
+extern rd_kafka_conf_t *producer_client_conf(const CdcProducerConfig *cfg, const char *role);
+extern void producer_txn_init(CdcProducer *p);
+extern void producer_txn_begin(CdcProducer *p);
+extern bool producer_txn_commit(CdcProducer *p, char *reason, size_t len);
+extern void producer_txn_abort(CdcProducer *p);
+extern bool producer_fenced(CdcProducer *p);
+extern int	producer_outq_len(CdcProducer *p);
 extern bool producer_check_properties(const char *props, char *errbuf, size_t errlen);
 
 #endif							/* CDC_KAFKA_PRODUCER_H */

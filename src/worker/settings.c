@@ -108,6 +108,11 @@ int			settings_heartbeat_interval_ms = 0;
 int			settings_slot_save_interval_ms = 10000;
 int			settings_poll_interval_ms = 10;
 int			settings_restart_delay_s = 5;
+int			settings_delivery = CDC_DELIVERY_AT_LEAST_ONCE;
+int			settings_txn_max_records = 100000;
+int			settings_txn_max_kb = 65536;
+int			settings_txn_max_ms = 1000;
+char	   *settings_offsets_topic = NULL;
 int			settings_snapshot_mode = CDC_SNAPSHOT_INITIAL;
 int			settings_snapshot_fetch_size = 10240;
 int			settings_incremental_chunk_size = 1024;
@@ -125,6 +130,12 @@ static const struct config_enum_entry publication_modes[] = {
 	{"all_tables", CDC_PUBLICATION_ALL_TABLES, false},
 	{"filtered", CDC_PUBLICATION_FILTERED, false},
 	{"disabled", CDC_PUBLICATION_DISABLED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry delivery_modes[] = {
+	{"at_least_once", CDC_DELIVERY_AT_LEAST_ONCE, false},
+	{"exactly_once", CDC_DELIVERY_EXACTLY_ONCE, false},
 	{NULL, 0, false}
 };
 
@@ -847,6 +858,45 @@ define_format_settings(void)
 							   check_message_prefix_list, NULL, NULL);
 }
 
+/* An offsets topic name Kafka accepts (its own rule: [a-zA-Z0-9._-], 1-249). */
+static bool
+check_offsets_topic(char **newval, void **extra, GucSource source)
+{
+	size_t		len = strlen(*newval);
+
+	if (len >= 1 && len <= 249 && strspn(*newval, "abcdefghijklmnopqrstuvwxyz"
+										 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len &&
+		strcmp(*newval, ".") != 0 && strcmp(*newval, "..") != 0)
+		return true;
+	GUC_check_errdetail("cdc_kafka.offsets_topic must be a Kafka topic name: 1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'.");
+	return false;
+}
+
+static void
+define_delivery_settings(void)
+{
+	DefineCustomEnumVariable("cdc_kafka.delivery",
+							 "How often a committed change reaches Kafka: at_least_once, or exactly_once (Kafka transactions; consumers read with isolation.level=read_committed).",
+							 NULL, &settings_delivery, CDC_DELIVERY_AT_LEAST_ONCE, delivery_modes,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.transaction_max_records",
+							"Records in one Kafka transaction at most (exactly_once); a larger PostgreSQL transaction is split.",
+							NULL, &settings_txn_max_records, 100000, 1, INT_MAX,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.transaction_max_bytes",
+							"Bytes of records in one Kafka transaction at most (exactly_once); a larger PostgreSQL transaction is split.",
+							NULL, &settings_txn_max_kb, 65536, 64, INT_MAX / 1024,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("cdc_kafka.transaction_max_time",
+							"Longest time records wait in an open Kafka transaction before it is committed (exactly_once).",
+							NULL, &settings_txn_max_ms, 1000, 1, 600000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.offsets_topic",
+							   "Compacted topic where exactly_once streams commit their position with their records.",
+							   NULL, &settings_offsets_topic, "__cdc_kafka_offsets", PGC_SIGHUP, 0,
+							   check_offsets_topic, NULL, NULL);
+}
+
 static void
 define_flow_settings(void)
 {
@@ -870,6 +920,7 @@ define_flow_settings(void)
 							"Pause before a worker that stopped on an error is started again.",
 							NULL, &settings_restart_delay_s, 5, 1, 3600,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	define_delivery_settings();
 }
 
 /* A chunk's read must be bounded, and given time to happen. */

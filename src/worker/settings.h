@@ -29,6 +29,12 @@ typedef enum CdcSnapshotMode
 	CDC_SNAPSHOT_WHEN_NEEDED
 } CdcSnapshotMode;
 
+typedef enum CdcDeliveryMode
+{
+	CDC_DELIVERY_AT_LEAST_ONCE,
+	CDC_DELIVERY_EXACTLY_ONCE
+} CdcDeliveryMode;
+
 extern char *settings_databases;
 extern char *settings_bootstrap_servers;
 extern char *settings_topic_prefix;
@@ -90,6 +96,11 @@ extern int	settings_heartbeat_interval_ms;
 extern int	settings_slot_save_interval_ms;
 extern int	settings_poll_interval_ms;
 extern int	settings_restart_delay_s;
+extern int	settings_delivery;
+extern int	settings_txn_max_records;
+extern int	settings_txn_max_kb;
+extern int	settings_txn_max_ms;
+extern char *settings_offsets_topic;
 extern int	settings_snapshot_mode;
 extern int	settings_snapshot_fetch_size;
 extern int	settings_incremental_chunk_size;

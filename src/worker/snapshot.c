@@ -83,13 +83,11 @@ typedef struct TableProgress
 	char	  **keys;			/* text of the last key acknowledged, or NULL */
 } TableProgress;
 
-static void
-progress_write(const char *slot, TableProgress *tp, int n)
+/* The progress file's text (also committed to Kafka by exactly_once streams). */
+static char *
+progress_text(TableProgress *tp, int n)
 {
-	char	   *path = progress_path(slot);
-	char	   *tmp = psprintf("%s.tmp", path);
 	StringInfoData buf;
-	int			fd;
 
 	initStringInfo(&buf);
 	for (int i = 0; i < n; i++)
@@ -106,13 +104,30 @@ progress_write(const char *slot, TableProgress *tp, int n)
 		}
 		appendStringInfoChar(&buf, '\n');
 	}
+	return buf.data;
+}
+
+static void
+progress_write_text(const char *slot, const char *text)
+{
+	char	   *path = progress_path(slot);
+	char	   *tmp = psprintf("%s.tmp", path);
+	int			len = strlen(text);
+	int			fd;
+
 	fd = OpenTransientFile(tmp, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
-	if (fd < 0 || write(fd, buf.data, buf.len) != buf.len || pg_fsync(fd) != 0)
+	if (fd < 0 || write(fd, text, len) != len || pg_fsync(fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", tmp)));
 	CloseTransientFile(fd);
 	durable_rename(tmp, path, ERROR);
+}
+
+static void
+progress_write(const char *slot, TableProgress *tp, int n)
+{
+	progress_write_text(slot, progress_text(tp, n));
 }
 
 /*
@@ -232,13 +247,19 @@ create_slot_with_snapshot(const char *slot)
 static void
 maybe_checkpoint(InitialRun *run, bool force)
 {
+	char	   *text;
+
 	if (!force && !TimestampDifferenceExceeds(run->last_checkpoint, GetCurrentTimestamp(),
 											  PROGRESS_INTERVAL_MS))
 		return;
 	stream_drain(run->s);
 	if (run->s->blocked)
 		return;
-	progress_write(run->slot, run->progress, run->ntables);
+	text = progress_text(run->progress, run->ntables);
+	/* exactly_once: the rows and the progress that covers them commit together */
+	if (run->s->eos)
+		stream_commit(run->s, psprintf("%X/%X\n%s", LSN_FORMAT_ARGS(run->lsn), text));
+	progress_write_text(run->slot, text);
 	run->last_checkpoint = GetCurrentTimestamp();
 }
 
@@ -448,7 +469,10 @@ snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg, const char *publicat
 	if (run.s->blocked)
 		fail_if_blocked(&run, get_rel_name(run.s->blocked_relid));
 	if (!run.stopped)
+	{
 		durable_unlink(progress_path(run.slot), ERROR);
+		stream_commit(run.s, "");	/* the progress is not committed any more */
+	}
 
 	SPI_finish();
 	PopActiveSnapshot();
@@ -466,6 +490,28 @@ snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg, const char *publicat
 }
 
 /* ---- an interrupted initial snapshot -------------------------------------------------- */
+
+/*
+ * exactly_once: the progress an interrupted initial snapshot committed to
+ * Kafka with its rows ("<consistent point>\n<progress file>"), read back
+ * by the next session, replaces the progress file, which may lag behind
+ * it: the snapshot resumes after the rows Kafka has, not before.  Only for
+ * the snapshot of this slot at lsn (a slot made again has another one).
+ */
+void
+snapshot_adopt_progress(const char *slot, const char *committed, XLogRecPtr lsn)
+{
+	const char *nl = strchr(committed, '\n');
+	char	   *expect = psprintf("%X/%X", LSN_FORMAT_ARGS(lsn));
+
+	if (nl == NULL || !snapshot_initial_pending(slot) ||
+		strlen(expect) != (size_t) (nl - committed) ||
+		strncmp(committed, expect, nl - committed) != 0)
+		return;
+	progress_write_text(slot, nl + 1);
+	ereport(LOG,
+			(errmsg("initial snapshot of slot \"%s\": progress committed to Kafka adopted", slot)));
+}
 
 /* Forget an unfinished initial snapshot (its slot is gone or about to be). */
 void

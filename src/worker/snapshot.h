@@ -19,5 +19,6 @@ extern CdcStream *snapshot_initial(CdcWorkerStatus *ws, CdcStreamConfig *cfg,
 extern bool snapshot_initial_pending(const char *slot);
 extern void snapshot_forget_initial(const char *slot);
 extern void snapshot_resume_initial(const char *slot);
+extern void snapshot_adopt_progress(const char *slot, const char *committed, XLogRecPtr lsn);
 
 #endif							/* CDC_KAFKA_SNAPSHOT_H */

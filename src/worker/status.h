@@ -31,6 +31,7 @@ typedef enum CdcWorkerState
 	CDC_STATE_SNAPSHOTTING,		/* streaming waits: a snapshot chunk is being read */
 	CDC_STATE_BLOCKED,			/* a record Kafka refused for good */
 	CDC_STATE_SLOT_LOST,		/* slot invalidated: needs an operator */
+	CDC_STATE_FENCED,			/* another producer took the transactional id: needs an operator */
 	CDC_STATE_ERROR				/* stopped on an error; restarts after a pause */
 } CdcWorkerState;
 
@@ -95,6 +96,14 @@ typedef struct CdcWorkerStatus
 	TimestampTz reading_since;	/* when that read began */
 	CdcCommand	command;
 	bool		command_done;
+	/* delivery (exactly_once: the Kafka transactions) */
+	bool		exactly_once;
+	char		transactional_id[CDC_TEXT_LEN];
+	int64		kafka_transactions;
+	TimestampTz kafka_committed_at;
+	XLogRecPtr	kafka_committed_lsn;
+	int32		kafka_committed_index;
+	uint32		fenced_config;	/* hash of the settings a FENCED worker was fenced with */
 } CdcWorkerStatus;
 
 typedef struct CdcSharedState

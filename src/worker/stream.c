@@ -26,6 +26,11 @@
  * A record Kafka refuses for good blocks the session: nothing past it is
  * confirmed, and the worker waits for the operator (cdc_kafka.skip_record()).
  *
+ * With cdc_kafka.delivery = exactly_once the producer is transactional
+ * (see "exactly_once" below): the slot is then confirmed behind committed
+ * Kafka transactions, and a session leaves out what its predecessors
+ * committed.
+ *
  * Snapshot rows reach Kafka through the session too (stream_produce_frame).
  * The incremental snapshots need to see what is decoded: they hand the
  * session CdcSnapshotHooks (stream_set_snapshot_hooks), through which it
@@ -59,6 +64,7 @@
 #include "plugin/plugin.h"
 #include "plugin/recout.h"
 #include "plugin/route.h"
+#include "worker/offsets.h"
 #include "worker/producer.h"
 #include "worker/settings.h"
 #include "worker/status.h"
@@ -95,6 +101,7 @@ static void stream_prepare_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 								 TransactionId xid, bool last_write);
 static void stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 						 TransactionId xid, bool last_write);
+static CdcStream *open_stream;
 
 /* ---- frames ------------------------------------------------------------------------ */
 
@@ -183,6 +190,13 @@ check_producer(CdcStream *s)
 {
 	const char *reason;
 
+	if (producer_fenced(s->producer))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("Kafka producer fenced: another producer with transactional id \"%s\" took over this stream",
+						s->txn_id),
+				 errdetail("%s", s->ktxn_reason[0] ? s->ktxn_reason : "The Kafka transaction coordinator fenced this worker's producer."),
+				 errhint("Another server streams the same slot (a copy of this one?). Stop one of them; then cdc_kafka.restart() here.")));
 	if (producer_failed(s->producer, &reason))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
@@ -274,6 +288,325 @@ skip_requested(CdcStream *s, XLogRecPtr lsn, int index, const char *topic)
 	return true;
 }
 
+/* ---- exactly_once: Kafka transactions ------------------------------------------------- */
+
+/*
+ * Records go into a Kafka transaction opened by the first of them.  Whole
+ * units (the records of one PostgreSQL transaction, or one standalone
+ * message) are grouped until the transaction holds
+ * cdc_kafka.transaction_max_records or _bytes, has been open for
+ * transaction_max_time, or the session has read all there is; a unit is
+ * split only when it alone passes the record or byte bound.  Each
+ * transaction ends with the stream's position (position.h) produced to the
+ * offsets topic, and commits only once Kafka has acknowledged every one of
+ * its records.  The slot is confirmed only up to committed positions, and
+ * a session leaves out every record the position it read back at its start
+ * covers (eos_skip): each record reaches read_committed consumers once,
+ * whatever ends the worker when.
+ */
+
+/* The id of this stream's producer: stable over restarts, one per stream. */
+static char *
+eos_transactional_id(const char *slot_name)
+{
+	return psprintf("cdc_kafka-" UINT64_FORMAT "-%u-%s", GetSystemIdentifier(),
+					MyDatabaseId, slot_name);
+}
+
+static void
+eos_begin(CdcStream *s)
+{
+	if (s->ktxn_open)
+		return;
+	producer_txn_begin(s->producer);
+	s->ktxn_open = true;
+	s->ktxn_records = 0;
+	s->ktxn_bytes = 0;
+	s->unit_ktxn_records = 0;
+	s->unit_ktxn_bytes = 0;
+	s->ktxn_began = GetCurrentTimestamp();
+}
+
+/*
+ * A record failed in a way that dooms the whole transaction (it timed out,
+ * the producer's transactional state broke): abort, start again from the
+ * last commit.  Other failures are a record Kafka refuses (block_on).
+ */
+static bool
+eos_dooms_transaction(CdcStream *s, rd_kafka_resp_err_t err)
+{
+	if (!s->eos)
+		return false;
+	switch (err)
+	{
+		case RD_KAFKA_RESP_ERR__MSG_TIMED_OUT:
+		case RD_KAFKA_RESP_ERR__TIMED_OUT:
+		case RD_KAFKA_RESP_ERR__STATE:
+		case RD_KAFKA_RESP_ERR__FENCED:
+		case RD_KAFKA_RESP_ERR__INCONSISTENT:
+		case RD_KAFKA_RESP_ERR_INVALID_TXN_STATE:
+		case RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH:
+		case RD_KAFKA_RESP_ERR_PRODUCER_FENCED:
+		case RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER:
+		case RD_KAFKA_RESP_ERR_UNKNOWN_PRODUCER_ID:
+			break;
+		default:
+			return false;
+	}
+	if (!s->ktxn_failed)
+	{
+		s->ktxn_failed = true;
+		snprintf(s->ktxn_reason, sizeof(s->ktxn_reason), "%s: %s",
+				 rd_kafka_err2name(err), rd_kafka_err2str(err));
+	}
+	return true;
+}
+
+/* Produce the open transaction's last record: the position it reaches. */
+static void
+eos_send_position(CdcStream *s)
+{
+	PositionRecord rec = {0};
+	CdcOutRecord out = {0};
+	char	   *incremental = NULL;
+	char	   *buf;
+	rd_kafka_resp_err_t err;
+
+	if (s->hooks.progress != NULL)
+		incremental = s->hooks.progress(s->hooks.arg, s->done_complete);
+	rec.transactional_id = s->txn_id;
+	rec.pos = s->done;
+	rec.seq = s->seq + 1;
+	rec.ts_ms = (GetCurrentTimestamp() / 1000) + (int64) 946684800000;
+	rec.snapshot = s->snapshot_progress;
+	rec.snapshot_len = s->snapshot_progress ? strlen(s->snapshot_progress) : 0;
+	rec.incremental = incremental;
+	rec.incremental_len = incremental ? strlen(incremental) : 0;
+	buf = palloc(position_format_size(&rec));
+	out.topic = s->offsets_topic;
+	out.partition = RD_KAFKA_PARTITION_UA;
+	out.key = s->txn_id;
+	out.keylen = strlen(s->txn_id);
+	out.value = buf;
+	out.valuelen = position_format(&rec, buf);
+	err = producer_send(s->producer, &out, NULL);
+	pfree(buf);
+	if (err != RD_KAFKA_RESP_ERR_NO_ERROR && !eos_dooms_transaction(s, err))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("cdc_kafka could not write its position to offsets topic \"%s\": %s",
+						s->offsets_topic, rd_kafka_err2str(err))));
+}
+
+/* Abort the open transaction; what it held is sent again by the next session. */
+static void
+eos_abort(CdcStream *s)
+{
+	const char *reason;
+
+	if (!s->ktxn_open)
+		return;
+	s->ktxn_open = false;
+	s->done = s->committed;
+	s->done_complete = s->committed_complete;
+	if (!producer_failed(s->producer, &reason))
+		producer_txn_abort(s->producer);
+}
+
+/* A transaction could not commit: abort it and start again from the last commit. */
+static void
+eos_restart(CdcStream *s, const char *reason)
+{
+	char	   *why = pstrdup(reason);
+
+	eos_abort(s);
+	ereport(ERROR,
+			(errcode(ERRCODE_CONNECTION_FAILURE),
+			 errmsg("Kafka transaction aborted: %s", why),
+			 errdetail("The worker starts again from the position of its last committed transaction (%X/%X); consumers reading with isolation.level=read_committed never see the aborted records.",
+					   LSN_FORMAT_ARGS(s->committed.lsn))));
+}
+
+/* Publish what was committed, for cdc_kafka.status. */
+static void
+eos_publish(CdcStream *s)
+{
+	CdcWorkerStatus *ws = s->ws;
+
+	LWLockAcquire(ws->lock, LW_EXCLUSIVE);
+	ws->exactly_once = s->eos;
+	strlcpy(ws->transactional_id, s->txn_id ? s->txn_id : "", sizeof(ws->transactional_id));
+	ws->kafka_transactions = s->ktxns_committed;
+	ws->kafka_committed_at = s->ktxn_committed_at;
+	ws->kafka_committed_lsn = s->committed.lsn;
+	ws->kafka_committed_index = s->committed.index;
+	LWLockRelease(ws->lock);
+}
+
+/*
+ * Commit the open Kafka transaction (if any) with the stream's position;
+ * snapshot_progress, if not NULL, is the initial snapshot's progress to
+ * commit with it (and with every later one, until replaced; "" for none).
+ */
+void
+stream_commit(CdcStream *s, const char *snapshot_progress)
+{
+	char		reason[512];
+
+	if (!s->eos)
+		return;
+	if (snapshot_progress != NULL)
+	{
+		if (s->snapshot_progress != NULL)
+			pfree(s->snapshot_progress);
+		s->snapshot_progress = NULL;
+		/* "": the snapshot is over, its progress is no longer committed */
+		if (snapshot_progress[0] != '\0')
+		{
+			s->snapshot_progress = MemoryContextStrdup(s->cxt, snapshot_progress);
+			eos_begin(s);
+		}
+	}
+	if (!s->ktxn_open || s->blocked || s->abandoned)
+		return;
+	eos_send_position(s);
+	while (producer_outq_len(s->producer) > 0 && !s->blocked && !s->ktxn_failed)
+	{
+		producer_wait(s->producer, 100);
+		check_producer(s);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (s->ktxn_failed)
+		eos_restart(s, s->ktxn_reason);
+	if (s->blocked)
+		return;					/* aborted when the session closes */
+	if (!producer_txn_commit(s->producer, reason, sizeof(reason)))
+		eos_restart(s, reason);
+	s->ktxn_open = false;
+	s->committed = s->done;
+	s->committed_complete = s->done_complete;
+	s->seq++;
+	s->ktxns_committed++;
+	s->ktxn_committed_at = GetCurrentTimestamp();
+	eos_publish(s);
+}
+
+/* Is the open transaction as large or as old as it may be? */
+static bool
+eos_full(CdcStream *s)
+{
+	return s->ktxn_records >= settings_txn_max_records ||
+		s->ktxn_bytes >= (int64) settings_txn_max_kb * 1024 ||
+		TimestampDifferenceExceeds(s->ktxn_began, GetCurrentTimestamp(), settings_txn_max_ms);
+}
+
+/* Between decoding passes: commit if the session read all there is, or it is due. */
+void
+stream_commit_due(CdcStream *s, bool caught_up)
+{
+	if (s->eos && s->ktxn_open && !s->in_txn && (caught_up || eos_full(s)))
+		stream_commit(s, NULL);
+}
+
+/*
+ * A record of the unit being decoded: count it, and say whether an earlier
+ * session committed it already (then it is left out).  Before the record
+ * that would take the unit past the bounds, the transaction commits with
+ * the records of the unit so far.
+ */
+static bool
+eos_skip(CdcStream *s)
+{
+	XLogRecPtr	end = s->ctx->reader->EndRecPtr;
+	int32		index;
+
+	if (end != s->unit_end)
+	{
+		s->unit_end = end;
+		s->unit_records = 0;
+		s->unit_ktxn_records = 0;
+		s->unit_ktxn_bytes = 0;
+	}
+	index = s->unit_records++;
+	if (position_covers(&s->resume, end, index))
+	{
+		s->resume_skipped++;
+		return true;
+	}
+	if (s->ktxn_open &&
+		(s->unit_ktxn_records >= settings_txn_max_records ||
+		 s->unit_ktxn_bytes >= (int64) settings_txn_max_kb * 1024))
+	{
+		s->done.lsn = end;
+		s->done.index = index - 1;
+		stream_commit(s, NULL);
+	}
+	return false;
+}
+
+/* The unit decoded last is complete in the open transaction. */
+static void
+eos_unit_done(CdcStream *s)
+{
+	s->done.lsn = s->unit_end;
+	s->done.index = POSITION_COMPLETE;
+	s->done_complete = s->unit_end;
+	s->unit_ktxn_records = 0;
+	s->unit_ktxn_bytes = 0;
+	if (s->ktxn_open && eos_full(s))
+		stream_commit(s, NULL);
+}
+
+/*
+ * Open: the producer registers its transactional id (fencing any older
+ * producer with it), the offsets topic is made if missing, and the last
+ * committed position is read back.
+ */
+static void
+eos_open(CdcStream *s, const CdcProducerConfig *pcfg)
+{
+	PositionRecord rec;
+
+	producer_txn_init(s->producer);
+	offsets_ensure_topic(pcfg, s->offsets_topic);
+	if (!offsets_read(pcfg, s->offsets_topic, s->txn_id, &rec))
+	{
+		ereport(LOG, (errmsg("cdc_kafka exactly_once stream \"%s\" has no position in \"%s\" yet",
+							 s->txn_id, s->offsets_topic)));
+		s->committed_complete = s->confirmed;
+		s->done_complete = s->confirmed;
+		return;
+	}
+	if (rec.pos.lsn > GetFlushRecPtr(NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("offsets topic \"%s\" says stream \"%s\" reached LSN %X/%X, beyond this server's WAL (%X/%X)",
+						s->offsets_topic, s->txn_id, LSN_FORMAT_ARGS(rec.pos.lsn),
+						LSN_FORMAT_ARGS(GetFlushRecPtr(NULL))),
+				 errdetail("This server is a copy or an earlier state of the one that wrote that position; its changes would be taken for ones Kafka already has."),
+				 errhint("Give this server its own stream (another cdc_kafka.slot_name), or delete the stream's key from the offsets topic if the position is known to be wrong.")));
+	s->resume = rec.pos;
+	s->committed = rec.pos;
+	s->seq = rec.seq;
+	s->resumed_snapshot = rec.snapshot ? pnstrdup(rec.snapshot, rec.snapshot_len) : NULL;
+	s->resumed_incremental = rec.incremental ? pnstrdup(rec.incremental, rec.incremental_len) : NULL;
+	s->committed_complete = s->confirmed;
+	if (rec.pos.index == POSITION_COMPLETE && rec.pos.lsn > s->confirmed)
+	{
+		/* the slot had not been saved that far: it need not read that again */
+		LogicalConfirmReceivedLocation(rec.pos.lsn);
+		s->confirmed = rec.pos.lsn;
+		s->committed_complete = rec.pos.lsn;
+	}
+	s->done = s->committed;
+	s->done_complete = s->committed_complete;
+	ereport(LOG,
+			(errmsg("cdc_kafka exactly_once stream \"%s\" resumes after %X/%X%s",
+					s->txn_id, LSN_FORMAT_ARGS(rec.pos.lsn),
+					rec.pos.index == POSITION_COMPLETE ? "" :
+					psprintf(" (record %d of the transaction ending there)", rec.pos.index))));
+}
+
 /* ---- the plugin's output -------------------------------------------------------------- */
 
 static void
@@ -291,6 +624,8 @@ handle_commit(CdcStream *s, const unsigned char *p)
 	s->commit_times[s->txn_seq % WATERMARK_CAPACITY] = (TimestampTz) get_u64(p + 9);
 	watermark_close(&s->wm, s->txn_seq, get_u64(p + 1));
 	s->in_txn = false;
+	if (s->eos)
+		eos_unit_done(s);
 }
 
 /* Ticket seq of records that confirm nothing (snapshot reads, heartbeats). */
@@ -311,6 +646,8 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	wait_for_room(s, len);
 	if (s->blocked || s->abandoned)
 		return;
+	if (s->eos)
+		eos_begin(s);
 	if (tracked && !s->in_txn)
 	{
 		s->txn_seq = watermark_begin(&s->wm);
@@ -328,12 +665,20 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	err = producer_send(s->producer, rec, t);
 	if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
 	{
-		block_on(s, t, rec->topic, rec->key, rec->keylen, err);
+		if (!eos_dooms_transaction(s, err))
+			block_on(s, t, rec->topic, rec->key, rec->keylen, err);
 		pfree(t);
 		return;
 	}
 	s->inflight_bytes += len;
 	s->inflight_records++;
+	if (s->eos)
+	{
+		s->ktxn_records++;
+		s->ktxn_bytes += len;
+		s->unit_ktxn_records++;
+		s->unit_ktxn_bytes += len;
+	}
 }
 
 static void
@@ -346,6 +691,8 @@ handle_record(CdcStream *s, const unsigned char *p, size_t len)
 	parse_record(p, &rec, &lsn, &relid, &s->scratch);
 	s->lsn_index = (lsn == s->last_lsn) ? s->lsn_index + 1 : 0;
 	s->last_lsn = lsn;
+	if (s->eos && eos_skip(s))
+		return;
 	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
 		return;
 	/* a change inside an incremental snapshot's window supersedes its read */
@@ -380,6 +727,11 @@ stream_end_unit(CdcStream *s, XLogRecPtr end_lsn, TimestampTz commit_time)
 	s->commit_times[s->txn_seq % WATERMARK_CAPACITY] = commit_time;
 	watermark_close(&s->wm, s->txn_seq, end_lsn);
 	s->in_txn = false;
+	if (s->eos)
+	{
+		s->unit_end = end_lsn;
+		eos_unit_done(s);
+	}
 }
 
 /* Wait until Kafka acknowledged everything in flight (or a record is refused). */
@@ -456,7 +808,7 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
 		count_table(s, t->relid, t->bytes);
 	}
 	else if (err != RD_KAFKA_RESP_ERR__PURGE_QUEUE && err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT &&
-			 err != RD_KAFKA_RESP_ERR__FATAL)
+			 err != RD_KAFKA_RESP_ERR__FATAL && !eos_dooms_transaction(s, err))
 		block_on(s, t, rd_kafka_topic_name(msg->rkt), msg->key, msg->key_len, err);
 	pfree(t);
 }
@@ -470,6 +822,15 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
  */
 static CdcStream *open_stream = NULL;
 static bool exit_hook_registered = false;
+
+/* Was the session's producer fenced by another with its transactional id? */
+bool
+stream_fenced(void)
+{
+	return open_stream != NULL && open_stream->producer != NULL &&
+		producer_fenced(open_stream->producer);
+}
+
 
 static void
 stream_exit_hook(int code, Datum arg)
@@ -543,6 +904,8 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 		.properties = settings_kafka_properties,
 		.secrets_file = settings_kafka_secrets_file,
 		.one_per_batch = cfg->careful_until != 0 || cfg->careful_job != 0,
+		.transactional_id = settings_delivery == CDC_DELIVERY_EXACTLY_ONCE ?
+		eos_transactional_id(cfg->slot_name) : NULL,
 	};
 	HASHCTL		ctl;
 
@@ -554,6 +917,9 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->skip_index = cfg->skip_index;
 	s->careful_until = cfg->careful_until;
 	s->careful_job = cfg->careful_job;
+	s->eos = pcfg.transactional_id != NULL;
+	s->txn_id = (char *) pcfg.transactional_id;
+	s->offsets_topic = pstrdup(settings_offsets_topic);
 	LWLockAcquire(ws->lock, LW_SHARED);
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
@@ -581,6 +947,9 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->producer = producer_create(&pcfg, on_delivery, s);
 	producer_connect(s->producer, 5000);
 	open_stream = s;
+	if (s->eos)
+		eos_open(s, &pcfg);
+	eos_publish(s);
 	if (!exit_hook_registered)
 	{
 		before_shmem_exit(stream_exit_hook, 0);
@@ -676,8 +1045,11 @@ stream_close(CdcStream *s, int flush_ms)
 			producer_wait(s->producer, 100);
 			CHECK_FOR_INTERRUPTS();
 		}
+		stream_commit(s, NULL);
 		stream_confirm(s, true);
 	}
+	if (s->eos && s->ktxn_open)
+		eos_abort(s);
 	producer_destroy(s->producer);
 	s->producer = NULL;
 	open_stream = NULL;
@@ -823,13 +1195,17 @@ stream_confirm(CdcStream *s, bool force)
 	XLogRecPtr	lsn = watermark_advance(&s->wm);
 	TimestampTz now = GetCurrentTimestamp();
 
+	/* exactly_once: only what committed Kafka transactions hold */
+	if (s->eos)
+		lsn = Min(lsn, s->committed_complete);
+
 	/*
 	 * Nothing in flight: everything read is done with.  Never while a record
 	 * is being decoded: the read position is then the end of a commit whose
 	 * records are still being written.
 	 */
 	if (!s->blocked && !s->abandoned && !s->in_txn && !s->decoding && watermark_idle(&s->wm) &&
-		s->ctx != NULL && s->ctx->reader->EndRecPtr > lsn)
+		!s->ktxn_open && s->ctx != NULL && s->ctx->reader->EndRecPtr > lsn)
 		lsn = s->ctx->reader->EndRecPtr;
 	if (lsn > s->confirmed)
 	{
@@ -867,6 +1243,11 @@ stream_heartbeat(CdcStream *s, const CdcOptions *opts)
 	rec.keylen = key.len;
 	rec.value = value.data;
 	rec.valuelen = value.len;
+	if (s->eos)
+	{
+		eos_begin(s);
+		s->ktxn_records++;
+	}
 	(void) producer_send(s->producer, &rec, NULL);
 	pfree(key.data);
 	pfree(value.data);

@@ -17,6 +17,7 @@
 #include "replication/logical.h"
 #include "utils/hsearch.h"
 
+#include "common/position.h"
 #include "common/watermark.h"
 #include "plugin/options.h"
 #include "worker/producer.h"
@@ -37,6 +38,8 @@ typedef struct CdcSnapshotHooks
 	void		(*saw_change) (void *arg, Oid relid, const char *key, size_t keylen);
 	void		(*watermark) (void *arg, CdcStream *s, XLogRecPtr lsn,
 							  const char *content, size_t len);
+	/* exactly_once: the progress to commit with the records up to upto, or NULL */
+	char	   *(*progress) (void *arg, XLogRecPtr upto);
 } CdcSnapshotHooks;
 
 /* What a session needs to know to start. */
@@ -117,6 +120,33 @@ struct CdcStream
 
 	/* the snapshot side's ears (see CdcSnapshotHooks), or all NULL */
 	CdcSnapshotHooks hooks;
+
+	/* exactly_once: records travel in Kafka transactions (see stream.c) */
+	bool		eos;
+	char	   *txn_id;			/* transactional.id, and the offsets record's key */
+	char	   *offsets_topic;
+	bool		ktxn_open;
+	int64		ktxn_records;
+	int64		ktxn_bytes;
+	TimestampTz ktxn_began;
+	int64		unit_ktxn_records;	/* of the current unit, in the open transaction */
+	int64		unit_ktxn_bytes;
+	XLogRecPtr	unit_end;		/* the unit being decoded: its end LSN */
+	int32		unit_records;	/* and its records so far */
+	StreamPosition done;		/* what the open transaction reaches */
+	XLogRecPtr	done_complete;	/* and the end of its last whole unit */
+	StreamPosition committed;	/* what the offsets topic holds */
+	XLogRecPtr	committed_complete;
+	StreamPosition resume;		/* an earlier session committed up to here */
+	int64		resume_skipped;
+	int64		seq;			/* of the last position committed */
+	int64		ktxns_committed;
+	TimestampTz ktxn_committed_at;
+	char	   *snapshot_progress;	/* the initial snapshot's, for the next commit */
+	char	   *resumed_snapshot;	/* progress found in the offsets topic at start */
+	char	   *resumed_incremental;
+	bool		ktxn_failed;	/* a record failed: the transaction must abort */
+	char		ktxn_reason[512];
 };
 
 extern void stream_plugin_options(CdcOptions *opts, const CdcStreamConfig *cfg);
@@ -133,5 +163,8 @@ extern void stream_drain(CdcStream *s);
 extern void stream_publish_status(CdcStream *s, bool all);
 extern void stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hooks);
 extern uint64 stream_key_hash(const char *key, size_t len);
+extern void stream_commit_due(CdcStream *s, bool caught_up);
+extern void stream_commit(CdcStream *s, const char *snapshot_progress);
+extern bool stream_fenced(void);
 
 #endif							/* CDC_KAFKA_STREAM_H */

@@ -38,6 +38,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -210,11 +211,12 @@ config_fingerprint(void)
 	for (int i = 0; i < cfg.noptions; i++)
 		appendStringInfo(&fp, "%s=%s|", cfg.option_names[i],
 						 cfg.option_values[i] ? cfg.option_values[i] : "");
-	appendStringInfo(&fp, "%s|%s|%d|%d|%s|%s|%s|%d|%d",
+	appendStringInfo(&fp, "%s|%s|%d|%d|%s|%s|%s|%d|%d|%d|%s",
 					 settings_bootstrap_servers, settings_slot_name, settings_slot_failover,
 					 settings_publication_autocreate, settings_table_include_list,
 					 settings_kafka_properties, settings_kafka_secrets_file,
-					 settings_max_inflight_kb, settings_heartbeat_interval_ms);
+					 settings_max_inflight_kb, settings_heartbeat_interval_ms,
+					 settings_delivery, settings_offsets_topic);
 	return fp.data;
 }
 
@@ -903,6 +905,7 @@ stream_until_done(CdcStream *s, const CdcStreamConfig *cfg, const char *fingerpr
 		caught_up = stream_read(s, 200);
 
 		stream_poll(s, 0);
+		stream_commit_due(s, caught_up);
 		stream_confirm(s, false);
 		/* cleared before the new position is published */
 		if (past_refusal(s))
@@ -1044,13 +1047,19 @@ open_session(CdcStreamConfig *cfg, const char *slot)
 		startup_snapshot_done = true;
 		return s;
 	}
-	else if (snapshot_initial_pending(slot))
-		snapshot_resume_initial(slot);
 	if (settings_snapshot_mode == CDC_SNAPSHOT_ALWAYS && !startup_snapshot_done)
 		incremental_request_all(settings_publication_name, "startup");
 	startup_snapshot_done = true;
 	align_slot_failover(slot);
-	return stream_open(MyStatus, cfg);
+	s = stream_open(MyStatus, cfg);
+	/* after the open: an exactly_once stream knows what Kafka has of it */
+	if (s != NULL && snapshot_initial_pending(slot))
+	{
+		if (s->resumed_snapshot != NULL)
+			snapshot_adopt_progress(slot, s->resumed_snapshot, s->confirmed);
+		snapshot_resume_initial(slot);
+	}
+	return s;
 }
 
 static void
@@ -1102,6 +1111,8 @@ run_session(void)
 											settings_slot_failover ? "failover " : "", slot,
 											settings_bootstrap_servers), LOG);
 	s->should_stop = session_interrupted;
+	if (s->resumed_incremental != NULL)
+		incremental_adopt_progress(s->resumed_incremental);
 	incremental_session_start(s, &cfg);
 	stream_until_done(s, &cfg, session_fingerprint);
 	incremental_session_end();
@@ -1159,9 +1170,18 @@ worker_exit(int code, Datum arg)
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = 0;
 	MyStatus->reading_job = 0;
-	if (code != 0 && MyStatus->state != CDC_STATE_SLOT_LOST)
+	if (code != 0 && MyStatus->state != CDC_STATE_SLOT_LOST &&
+		MyStatus->state != CDC_STATE_FENCED)
 		MyStatus->state = CDC_STATE_ERROR;
 	LWLockRelease(MyStatus->lock);
+}
+
+static uint32
+fingerprint_hash(void)
+{
+	char	   *fp = config_fingerprint();
+
+	return hash_bytes((const unsigned char *) fp, strlen(fp));
 }
 
 /* Keep the error that ends the process in the status view. */
@@ -1175,8 +1195,42 @@ record_error(void)
 	/* the detail says which setting, line or property: keep it too */
 	status_set_error(MyStatus, edata->detail == NULL ? edata->message :
 					 psprintf("%s: %s", edata->message, edata->detail));
+	if (stream_fenced())
+	{
+		/* starting again would fence the other one: a loop; wait for the operator */
+		uint32		config = fingerprint_hash();
+
+		status_set_state(MyStatus, CDC_STATE_FENCED,
+						 "fenced: another producer streams this slot with the same transactional id; "
+						 "stopped until cdc_kafka.restart() or a change of settings");
+		LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
+		MyStatus->fenced_config = config;
+		LWLockRelease(MyStatus->lock);
+		return;
+	}
 	status_set_state(MyStatus, CDC_STATE_ERROR,
 					 psprintf("stopped on an error; restarts in %d s", settings_restart_delay_s));
+}
+
+/*
+ * A fenced worker stays stopped (another server streams its slot) until
+ * cdc_kafka.restart() (or start()), or until its settings change.
+ */
+static bool
+still_fenced(void)
+{
+	uint32		fenced_config;
+
+	if (status_get_state(MyStatus) != CDC_STATE_FENCED)
+		return false;
+	LWLockAcquire(MyStatus->lock, LW_SHARED);
+	fenced_config = MyStatus->fenced_config;
+	LWLockRelease(MyStatus->lock);
+	if (take_command() == CDC_CMD_NONE &&
+		fingerprint_hash() == fenced_config)
+		return true;
+	set_state(CDC_STATE_STARTING, "starting again after being fenced", LOG);
+	return false;
 }
 
 static void
@@ -1191,6 +1245,11 @@ worker_loop(void)
 
 		MemoryContextSwitchTo(loopcxt);
 		MemoryContextReset(loopcxt);
+		if (still_fenced())
+		{
+			worker_wait(WAIT_RECHECK_MS);
+			continue;
+		}
 		if (ready_to_stream())
 			run_session();
 		state = status_get_state(MyStatus);
@@ -1220,7 +1279,8 @@ cdc_kafka_worker_main(Datum arg)
 		proc_exit(0);			/* the launcher gave up on this database */
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
 	MyStatus->pid = MyProcPid;
-	MyStatus->state = CDC_STATE_STARTING;
+	if (MyStatus->state != CDC_STATE_FENCED)
+		MyStatus->state = CDC_STATE_STARTING;
 	MyStatus->reading_job = 0;
 	LWLockRelease(MyStatus->lock);
 	before_shmem_exit(worker_exit, 0);

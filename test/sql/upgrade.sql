@@ -111,10 +111,14 @@ SELECT DISTINCT object FROM (TABLE ext_objects EXCEPT TABLE fresh) changed ORDER
 DROP EXTENSION cdc_kafka;
 CREATE EXTENSION cdc_kafka;
 
--- what 1.1 adds: the failover flag of each worker's slot in the status view
+-- what 1.1 adds: the failover flag of each worker's slot in the status view;
+-- what 1.2 adds after it: the delivery mode and the Kafka transactions
 SELECT attname FROM pg_attribute
 WHERE attrelid = 'cdc_kafka.status'::regclass AND attnum > 0
-ORDER BY attnum DESC LIMIT 2;
+ORDER BY attnum DESC LIMIT 8;
+SELECT has_function_privilege('pg_monitor', 'cdc_kafka.worker_delivery()', 'EXECUTE') AS pg_monitor,
+	has_function_privilege('cdc_kafka_admin', 'cdc_kafka.worker_delivery()', 'EXECUTE') AS admin,
+	has_function_privilege('public', 'cdc_kafka.worker_delivery()', 'EXECUTE') AS public;
 SELECT pg_create_logical_replication_slot('regress_upgrade_slot', 'test_decoding') IS NOT NULL AS created;
 SELECT cdc_kafka.slot_failover('regress_upgrade_slot') AS plain_slot,
 	cdc_kafka.slot_failover('regress_no_such_slot') IS NULL AS no_slot,
