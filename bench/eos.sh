@@ -165,6 +165,7 @@ PERF_DIR=$HERE/work/eos-profile # --perf
 
 LAST_TXN_LSN="" # read inside the last load transaction, before its commit
 HAS_DELIVERY=0  # the build has cdc_kafka.delivery
+TMAX_GUC=cdc_kafka.transaction_max_ms # (the first build of fix/eos called it transaction_max_time)
 
 # Figures per run key (alo_1, eos_1, ..., lat_alo, lat_eos_100, ...), besides
 # bench/lib.sh's.
@@ -234,11 +235,13 @@ CREATE TABLE lat_rows (
 -- Not FOR ALL TABLES: that would also capture cdc_kafka.worker_state.
 CREATE PUBLICATION cdc_kafka FOR TABLE bench_rows, lat_rows;
 
--- Wait until the Kafka transaction holding the PostgreSQL transaction that
--- follows `after` is committed (exactly_once); returns the commit time
--- (epoch seconds), the Kafka transactions and records of the worker so far,
--- its slot and delivery mode.
-CREATE FUNCTION bench_wait_committed(after pg_lsn, timeout_s float8,
+-- Wait until a Kafka transaction of the session on slot `want_slot`,
+-- committed after `since` (epoch seconds), holds the PostgreSQL transaction
+-- that follows `after` (exactly_once; the status shows the previous
+-- session's commit until the new one commits); returns the commit time
+-- (epoch seconds), the Kafka transactions of the session and the records of
+-- the worker so far, its slot and delivery mode.
+CREATE FUNCTION bench_wait_committed(after pg_lsn, want_slot name, since float8, timeout_s float8,
                                      OUT committed_at float8, OUT txns bigint,
                                      OUT records bigint, OUT slot name, OUT delivery text)
 LANGUAGE plpgsql AS $$
@@ -248,7 +251,8 @@ DECLARE
 BEGIN
 	LOOP
 		SELECT * INTO st FROM cdc_kafka.status;
-		IF st.kafka_committed_lsn > after AND coalesce(st.kafka_committed_index, -1) = -1 THEN
+		IF st.slot_name = want_slot AND extract(epoch FROM st.kafka_committed_at) > since
+		   AND st.kafka_committed_lsn > after AND coalesce(st.kafka_committed_index, -1) = -1 THEN
 			committed_at := extract(epoch FROM st.kafka_committed_at);
 			txns := st.kafka_transactions;
 			records := st.records_sent;
@@ -277,6 +281,11 @@ EOF
 	if has_mode exactly_once && ((!HAS_DELIVERY)); then
 		die "this build of cdc_kafka has no cdc_kafka.delivery: run with --modes at_least_once, or install a build with exactly-once"
 	fi
+	if ((HAS_DELIVERY)); then
+		TMAX_GUC=$(q "SELECT name FROM pg_settings
+		              WHERE name IN ('cdc_kafka.transaction_max_ms', 'cdc_kafka.transaction_max_time') ORDER BY name LIMIT 1")
+		[[ -n $TMAX_GUC ]] || die "this build of cdc_kafka has no cdc_kafka.transaction_max_ms"
+	fi
 	log "cdc_kafka worker of database bench is up (pid $(q 'SELECT pid FROM cdc_kafka.status'), stopped)"
 }
 
@@ -291,9 +300,9 @@ worker_configure()
 	if ((HAS_DELIVERY)); then
 		args+=(-c "ALTER SYSTEM SET cdc_kafka.delivery = '$3'")
 		if [[ -n $4 ]]; then
-			args+=(-c "ALTER SYSTEM SET cdc_kafka.transaction_max_ms = $4")
+			args+=(-c "ALTER SYSTEM SET $TMAX_GUC = $4")
 		else
-			args+=(-c "ALTER SYSTEM RESET cdc_kafka.transaction_max_ms")
+			args+=(-c "ALTER SYSTEM RESET $TMAX_GUC")
 		fi
 	fi
 	bench_psql "${args[@]}" -c "SELECT pg_reload_conf()" >/dev/null
@@ -310,7 +319,9 @@ worker_start()
 
 worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
 records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
-kafka_txns() { if ((HAS_DELIVERY)); then q "SELECT kafka_transactions FROM cdc_kafka.status"; else echo 0; fi; }
+# Kafka transactions the session committed (status.kafka_transactions counts
+# from the session's start; 0 in at_least_once).
+kafka_txns() { if ((HAS_DELIVERY)); then q "SELECT coalesce(kafka_transactions, 0) FROM cdc_kafka.status"; else echo 0; fi; }
 
 # The delivery mode of the session that ran: '' when the build has none.
 session_delivery() { if ((HAS_DELIVERY)); then q "SELECT delivery FROM cdc_kafka.status"; fi; }
@@ -361,16 +372,17 @@ check_committed()
 # not the runs' to pay: one short exactly_once session first.
 warm_up_eos()
 {
-	local lsn
+	local lsn t0
 	has_mode exactly_once || return 0
 	log "warming up exactly_once (transaction state log, offsets topic)"
 	create_slot eos_warm_up
 	worker_configure eos_warm_up w exactly_once ""
 	worker_start >/dev/null
 	q "SELECT bench_wait_state('streaming', 'eos_warm_up', 120)" >/dev/null
+	t0=$(q "SELECT extract(epoch FROM clock_timestamp())")
 	lsn=$(bench_psql -c "BEGIN" -c "INSERT INTO lat_rows (qty, label, paid) SELECT i, 'warm-up', true FROM generate_series(1, 10) i" \
 		-c "SELECT pg_current_wal_insert_lsn()" -c "COMMIT")
-	q "SELECT 1 FROM bench_wait_committed('$lsn', 120)" >/dev/null
+	q "SELECT 1 FROM bench_wait_committed('$lsn', 'eos_warm_up', $t0, 120)" >/dev/null
 	worker_stop
 	bench_psql -c "SELECT pg_drop_replication_slot('eos_warm_up')" -c "TRUNCATE lat_rows" >/dev/null
 }
@@ -415,17 +427,16 @@ load_for_catchup()
 # One catch-up: run key, mode, slot, topic prefix.
 run_catchup()
 {
-	local key=$1 mode=$2 slot=$3 prefix=$4 base tbase pid t0 records last_ack used txns delivery end
+	local key=$1 mode=$2 slot=$3 prefix=$4 base pid t0 records last_ack used txns delivery end
 	worker_configure "$slot" "$prefix" "$mode" ""
 	base=$(records_sent)
-	tbase=$(kafka_txns)
 	pid=$(worker_pid)
 	measure_begin "$pid"
 	if ((PERF)) && [[ $key == eos_1 ]]; then perf_begin "$pid"; fi
 	t0=$(worker_start)
 	if [[ $mode == exactly_once ]]; then
 		read -r end txns records used delivery <<<"$(bench_psql -F ' ' -c \
-			"SELECT committed_at, txns, records, slot, delivery FROM bench_wait_committed('$LAST_TXN_LSN', $TIMEOUT)")"
+			"SELECT committed_at, txns, records, slot, delivery FROM bench_wait_committed('$LAST_TXN_LSN', '$slot', $t0, $TIMEOUT)")"
 	else
 		read -r records end used <<<"$(bench_psql -F ' ' -c "SELECT records, last_ack, slot FROM bench_wait_acked($((base + ROWS)), $TIMEOUT)")"
 		txns=$(kafka_txns)
@@ -439,7 +450,7 @@ run_catchup()
 	((records - base == ROWS)) || die "the worker sent $((records - base)) records, expected $ROWS"
 	check_committed "$prefix.public.bench_rows" "$ROWS"
 	SECS[$key]=$(calc "$end - $t0")
-	TXNS[$key]=$((txns - tbase))
+	TXNS[$key]=$txns
 	RECS[$key]=$((records - base))
 	log "  $mode: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB, ${TXNS[$key]} Kafka transactions"
 }
@@ -514,7 +525,7 @@ percentiles()
 # One steady-rate run: run key, mode, transaction_max_ms ('' = default), topic prefix.
 run_latency()
 {
-	local key=$1 mode=$2 tmax=$3 prefix=$4 slot=eos_$1 n warm_id base tbase recv=$WORK/latency-$1.tsv delivery
+	local key=$1 mode=$2 tmax=$3 prefix=$4 slot=eos_$1 n warm_id base recv=$WORK/latency-$1.tsv delivery
 	bench_psql -c "TRUNCATE lat_rows" -c "CHECKPOINT" >/dev/null
 	create_slot "$slot"
 	worker_configure "$slot" "$prefix" "$mode" "$tmax"
@@ -523,7 +534,6 @@ run_latency()
 	delivery=$(session_delivery)
 	((!HAS_DELIVERY)) || [[ $delivery == "$mode" ]] || die "the session runs in delivery $delivery, not $mode"
 	base=$(records_sent)
-	tbase=$(kafka_txns)
 	: >"$recv"
 	start_consumer "$prefix.public.lat_rows" "$recv"
 	run_pgbench "$LAT_WARMUP" "$WORK/pgbench-warmup.out"
@@ -531,7 +541,7 @@ run_latency()
 	run_pgbench "$LAT_SECONDS" "$WORK/pgbench.out"
 	n=$(q "SELECT count(*) FROM lat_rows")
 	wait_lines "$recv" "$n" 120
-	LAT_TXNS[$key]=$(($(kafka_txns) - tbase))
+	LAT_TXNS[$key]=$(kafka_txns)
 	LAT_RECS[$key]=$(($(records_sent) - base))
 	worker_stop
 	kill "$CONSUMER_PID" 2>/dev/null || true
@@ -643,7 +653,7 @@ report_latency()
 		if [[ $key == lat_alo ]]; then
 			label=at_least_once txns=- rpt=-
 		else
-			label="exactly_once, transaction_max_ms=${key#lat_eos_}"
+			label="exactly_once, ${TMAX_GUC#cdc_kafka.}=${key#lat_eos_}"
 			txns=${LAT_TXNS[$key]}
 			rpt=$(calc "${LAT_RECS[$key]} / ($txns > 0 ? $txns : 1)" '%.1f')
 		fi
@@ -665,7 +675,7 @@ report_targets()
 		for key in "${LAT_KEYS[@]}"; do
 			[[ $key != lat_alo ]] || continue
 			read -r p50 p99 _ <<<"${LAT[$key]}"
-			printf '  %-52s %9s / %-9s   (no target)\n' "latency p50 / p99, transaction_max_ms=${key#lat_eos_}" \
+			printf '  %-52s %9s / %-9s   (no target)\n' "latency p50 / p99, ${TMAX_GUC#cdc_kafka.}=${key#lat_eos_}" \
 				"$(calc "$p50 / $alo50" '%.1f')x" "$(calc "$p99 / $alo99" '%.1f')x"
 		done
 	else
