@@ -241,8 +241,9 @@ create_slot_with_snapshot(const char *slot)
 }
 
 /*
- * Every PROGRESS_INTERVAL_MS: wait for Kafka to acknowledge what was sent,
- * then record it, so a restart re-reads only what came after.
+ * Every PROGRESS_INTERVAL_MS (exactly_once: also when the Kafka transaction
+ * reached its bounds): wait for Kafka to acknowledge what was sent, then
+ * record it, so a restart re-reads only what came after.
  */
 static void
 maybe_checkpoint(InitialRun *run, bool force)
@@ -250,7 +251,8 @@ maybe_checkpoint(InitialRun *run, bool force)
 	char	   *text;
 
 	if (!force && !TimestampDifferenceExceeds(run->last_checkpoint, GetCurrentTimestamp(),
-											  PROGRESS_INTERVAL_MS))
+											  PROGRESS_INTERVAL_MS) &&
+		!stream_txn_full(run->s))
 		return;
 	stream_drain(run->s);
 	if (run->s->blocked)

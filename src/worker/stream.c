@@ -102,6 +102,7 @@ static void stream_prepare_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 static void stream_write(LogicalDecodingContext *ctx, XLogRecPtr lsn,
 						 TransactionId xid, bool last_write);
 static CdcStream *open_stream;
+static bool eos_full(CdcStream *s);
 
 /* ---- frames ------------------------------------------------------------------------ */
 
@@ -491,7 +492,13 @@ stream_commit(CdcStream *s, const char *snapshot_progress)
 	eos_publish(s);
 }
 
-/* Is the open transaction as large or as old as it may be? */
+/* Is the open Kafka transaction as large or as old as it may be? */
+bool
+stream_txn_full(CdcStream *s)
+{
+	return s->eos && s->ktxn_open && eos_full(s);
+}
+
 static bool
 eos_full(CdcStream *s)
 {

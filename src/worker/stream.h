@@ -166,5 +166,6 @@ extern uint64 stream_key_hash(const char *key, size_t len);
 extern void stream_commit_due(CdcStream *s, bool caught_up);
 extern void stream_commit(CdcStream *s, const char *snapshot_progress);
 extern bool stream_fenced(void);
+extern bool stream_txn_full(CdcStream *s);
 
 #endif							/* CDC_KAFKA_STREAM_H */
