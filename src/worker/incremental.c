@@ -103,7 +103,6 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -551,6 +550,56 @@ record_progress(void)
 }
 
 /*
+ * A chunk's last key as its elements in hex, comma-separated ("-": none).
+ * No catalog access: this runs inside decoding, outside any transaction.
+ */
+static void
+append_key_hex(StringInfo buf, ArrayType *key)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (key == NULL)
+	{
+		appendStringInfoChar(buf, '-');
+		return;
+	}
+	deconstruct_array(key, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		text	   *t = DatumGetTextPP(elems[i]);
+		size_t		len = VARSIZE_ANY_EXHDR(t);
+
+		if (i > 0)
+			appendStringInfoChar(buf, ',');
+		enlargeStringInfo(buf, len * 2 + 1);
+		buf->len += hex_encode(VARDATA_ANY(t), len, buf->data + buf->len);
+		buf->data[buf->len] = '\0';
+	}
+}
+
+/* The key append_key_hex wrote, as a text[]. */
+static ArrayType *
+key_from_hex(char *hex)
+{
+	Datum		elems[INDEX_MAX_KEYS];
+	int			n = 0;
+	char	   *save = NULL;
+
+	for (char *e = strtok_r(hex, ",", &save); e != NULL && n < INDEX_MAX_KEYS;
+		 e = strtok_r(NULL, ",", &save))
+	{
+		size_t		len = strlen(e);
+		char	   *decoded = palloc(len / 2 + 1);
+
+		decoded[hex_decode(e, len, decoded)] = '\0';
+		elems[n++] = CStringGetTextDatum(decoded);
+	}
+	return construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/*
  * exactly_once: the chunks a Kafka transaction commits (all pending ones up
  * to upto) are written with its position, one line each,
  * "job rows done|more key-in-hex|-", and adopted by the next session
@@ -574,17 +623,7 @@ committed_progress(void *arg, XLogRecPtr upto)
 			break;
 		appendStringInfo(&buf, INT64_FORMAT " " INT64_FORMAT " %s ", pp->job, pp->rows,
 						 pp->table_done ? "done" : "more");
-		if (pp->last_key == NULL)
-			appendStringInfoChar(&buf, '-');
-		else
-		{
-			char	   *text = OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(pp->last_key));
-			size_t		len = strlen(text);
-
-			enlargeStringInfo(&buf, len * 2 + 1);
-			buf.len += hex_encode(text, len, buf.data + buf.len);
-			buf.data[buf.len] = '\0';
-		}
+		append_key_hex(&buf, pp->last_key);
 		appendStringInfoChar(&buf, '\n');
 	}
 	return buf.len > 0 ? buf.data : NULL;
@@ -605,8 +644,10 @@ adopt_sql(void *arg)
 						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
 						  "finished_at = CASE WHEN $4 THEN pg_catalog.now() END "
 						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE
-						  " AND rows_sent OPERATOR(pg_catalog.<=) $3",
+						  " AND rows_sent OPERATOR(pg_catalog.<) $3",
 						  4, types, values, nulls, false, 0);
+	if (SPI_processed == 0)
+		pp->rows = -1;
 }
 
 /*
@@ -629,14 +670,10 @@ incremental_adopt_progress(const char *text)
 			continue;
 		pp.table_done = strcmp(state, "done") == 0;
 		if (strcmp(key, "-") != 0)
-		{
-			size_t		len = strlen(key);
-			char	   *decoded = palloc(len / 2 + 1);
-
-			decoded[hex_decode(key, len, decoded)] = '\0';
-			pp.last_key = DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN, decoded, TEXTOID, -1));
-		}
+			pp.last_key = key_from_hex(key);
 		in_transaction(adopt_sql, &pp);
+		if (pp.rows < 0)		/* adopt_sql: nothing was behind */
+			continue;
 		ereport(LOG,
 				(errmsg("incremental snapshot %lld: progress committed to Kafka adopted (" INT64_FORMAT " rows%s)",
 						(long long) pp.job, pp.rows, pp.table_done ? ", done" : "")));

@@ -477,10 +477,11 @@ stream_commit(CdcStream *s, const char *snapshot_progress)
 		check_producer(s);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (s->ktxn_failed)
-		eos_restart(s, s->ktxn_reason);
+	/* a record Kafka refused: the worker's blocked state says which (and it dooms the rest) */
 	if (s->blocked)
 		return;					/* aborted when the session closes */
+	if (s->ktxn_failed)
+		eos_restart(s, s->ktxn_reason);
 	if (!producer_txn_commit(s->producer, reason, sizeof(reason)))
 		eos_restart(s, reason);
 	s->ktxn_open = false;
@@ -931,6 +932,7 @@ stream_open(CdcWorkerStatus *ws, const CdcStreamConfig *cfg)
 	s->base_records = ws->records_sent;
 	s->base_bytes = ws->bytes_sent;
 	s->base_retries = ws->retries;
+	s->ktxns_committed = ws->kafka_transactions;
 	LWLockRelease(ws->lock);
 	initStringInfo(&s->scratch);
 	ctl.keysize = sizeof(Oid);

@@ -99,6 +99,18 @@ alter_fails('cdc_kafka.topic_prefix', 'bad prefix!', qr/"cdc_kafka\.topic_prefix
 alter_fails('cdc_kafka.slot_name', 'Bad-Slot', qr/"cdc_kafka\.slot_name"/, 'slot_name: named');
 alter_fails('cdc_kafka.skipped_operations', 'x', qr/"cdc_kafka\.skipped_operations"/, 'skipped_operations: named');
 alter_fails('cdc_kafka.max_inflight_bytes', '1kB', qr/"cdc_kafka\.max_inflight_bytes"/, 'max_inflight_bytes: named');
+alter_fails('cdc_kafka.delivery', 'exactly-once',
+	qr/invalid value for parameter "cdc_kafka\.delivery": "exactly-once".*\n.*Available values: at_least_once, exactly_once/,
+	'delivery: named, with the allowed values');
+alter_fails('cdc_kafka.offsets_topic', 'bad topic!', qr/"cdc_kafka\.offsets_topic".*\n.*Kafka topic name/,
+	'offsets_topic: a name Kafka would refuse is refused, named');
+alter_fails('cdc_kafka.transaction_max_bytes', '1kB', qr/"cdc_kafka\.transaction_max_bytes"/,
+	'transaction_max_bytes: named');
+alter_fails('cdc_kafka.transaction_max_records', '0', qr/"cdc_kafka\.transaction_max_records"/,
+	'transaction_max_records: named');
+alter_fails('cdc_kafka.kafka_properties', 'transactional.id=mine',
+	qr/"cdc_kafka\.kafka_properties".*\n.*transactional\.id.*set by cdc_kafka/,
+	'kafka_properties: transactional.id is cdc_kafka\'s (exactly_once derives it)');
 alter_fails('cdc_kafka.no_such_setting', 'on', qr/cdc_kafka\.no_such_setting/,
 	'an unknown cdc_kafka.* setting is refused');
 ok($node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.kafka_properties = 'linger.ms=5; compression.type=lz4'") eq '',
