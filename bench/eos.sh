@@ -165,6 +165,7 @@ PERF_DIR=$HERE/work/eos-profile # --perf
 
 LAST_TXN_LSN="" # read inside the last load transaction, before its commit
 HAS_DELIVERY=0  # the build has cdc_kafka.delivery
+EOS_TXNS=0      # see kafka_txns
 TMAX_GUC=cdc_kafka.transaction_max_ms # (the first build of fix/eos called it transaction_max_time)
 
 # Figures per run key (alo_1, eos_1, ..., lat_alo, lat_eos_100, ...), besides
@@ -239,7 +240,7 @@ CREATE PUBLICATION cdc_kafka FOR TABLE bench_rows, lat_rows;
 -- committed after `since` (epoch seconds), holds the PostgreSQL transaction
 -- that follows `after` (exactly_once; the status shows the previous
 -- session's commit until the new one commits); returns the commit time
--- (epoch seconds), the Kafka transactions of the session and the records of
+-- (epoch seconds), the Kafka transactions and the records of
 -- the worker so far, its slot and delivery mode.
 CREATE FUNCTION bench_wait_committed(after pg_lsn, want_slot name, since float8, timeout_s float8,
                                      OUT committed_at float8, OUT txns bigint,
@@ -319,8 +320,10 @@ worker_start()
 
 worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
 records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
-# Kafka transactions the session committed (status.kafka_transactions counts
-# from the session's start; 0 in at_least_once).
+# Kafka transactions the worker committed: status.kafka_transactions counts
+# them across sessions since the worker started, and shows them only while
+# the session is exactly_once; EOS_TXNS is its value at the end of the last
+# exactly_once session.
 kafka_txns() { if ((HAS_DELIVERY)); then q "SELECT coalesce(kafka_transactions, 0) FROM cdc_kafka.status"; else echo 0; fi; }
 
 # The delivery mode of the session that ran: '' when the build has none.
@@ -382,7 +385,7 @@ warm_up_eos()
 	t0=$(q "SELECT extract(epoch FROM clock_timestamp())")
 	lsn=$(bench_psql -c "BEGIN" -c "INSERT INTO lat_rows (qty, label, paid) SELECT i, 'warm-up', true FROM generate_series(1, 10) i" \
 		-c "SELECT pg_current_wal_insert_lsn()" -c "COMMIT")
-	q "SELECT 1 FROM bench_wait_committed('$lsn', 'eos_warm_up', $t0, 120)" >/dev/null
+	EOS_TXNS=$(q "SELECT txns FROM bench_wait_committed('$lsn', 'eos_warm_up', $t0, 120)")
 	worker_stop
 	bench_psql -c "SELECT pg_drop_replication_slot('eos_warm_up')" -c "TRUNCATE lat_rows" >/dev/null
 }
@@ -439,7 +442,7 @@ run_catchup()
 			"SELECT committed_at, txns, records, slot, delivery FROM bench_wait_committed('$LAST_TXN_LSN', '$slot', $t0, $TIMEOUT)")"
 	else
 		read -r records end used <<<"$(bench_psql -F ' ' -c "SELECT records, last_ack, slot FROM bench_wait_acked($((base + ROWS)), $TIMEOUT)")"
-		txns=$(kafka_txns)
+		txns=$EOS_TXNS
 		delivery=$(session_delivery)
 	fi
 	if [[ -n $PERF_PID ]] && [[ $key == eos_1 ]]; then perf_end; fi
@@ -450,7 +453,8 @@ run_catchup()
 	((records - base == ROWS)) || die "the worker sent $((records - base)) records, expected $ROWS"
 	check_committed "$prefix.public.bench_rows" "$ROWS"
 	SECS[$key]=$(calc "$end - $t0")
-	TXNS[$key]=$txns
+	TXNS[$key]=$((txns - EOS_TXNS))
+	EOS_TXNS=$txns
 	RECS[$key]=$((records - base))
 	log "  $mode: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB, ${TXNS[$key]} Kafka transactions"
 }
@@ -525,7 +529,7 @@ percentiles()
 # One steady-rate run: run key, mode, transaction_max_ms ('' = default), topic prefix.
 run_latency()
 {
-	local key=$1 mode=$2 tmax=$3 prefix=$4 slot=eos_$1 n warm_id base recv=$WORK/latency-$1.tsv delivery
+	local key=$1 mode=$2 tmax=$3 prefix=$4 slot=eos_$1 n warm_id base txns recv=$WORK/latency-$1.tsv delivery
 	bench_psql -c "TRUNCATE lat_rows" -c "CHECKPOINT" >/dev/null
 	create_slot "$slot"
 	worker_configure "$slot" "$prefix" "$mode" "$tmax"
@@ -541,7 +545,8 @@ run_latency()
 	run_pgbench "$LAT_SECONDS" "$WORK/pgbench.out"
 	n=$(q "SELECT count(*) FROM lat_rows")
 	wait_lines "$recv" "$n" 120
-	LAT_TXNS[$key]=$(kafka_txns)
+	txns=$(kafka_txns)
+	[[ $mode == at_least_once ]] || { LAT_TXNS[$key]=$((txns - EOS_TXNS)); EOS_TXNS=$txns; }
 	LAT_RECS[$key]=$(($(records_sent) - base))
 	worker_stop
 	kill "$CONSUMER_PID" 2>/dev/null || true
