@@ -803,7 +803,17 @@ on_delivery(void *arg, void *opaque, rd_kafka_resp_err_t err, const rd_kafka_mes
 	CdcTicket  *t = opaque;
 
 	if (t == NULL)
-		return;					/* a heartbeat */
+	{
+		/* a heartbeat, or exactly_once's position: its failure dooms the transaction */
+		if (s->eos && err != RD_KAFKA_RESP_ERR_NO_ERROR && !s->ktxn_failed &&
+			err != RD_KAFKA_RESP_ERR__PURGE_QUEUE && err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT)
+		{
+			s->ktxn_failed = true;
+			snprintf(s->ktxn_reason, sizeof(s->ktxn_reason), "topic \"%s\" refused a record: %s: %s",
+					 rd_kafka_topic_name(msg->rkt), rd_kafka_err2name(err), rd_kafka_err2str(err));
+		}
+		return;
+	}
 	s->inflight_bytes -= t->bytes;
 	s->inflight_records--;
 	if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
