@@ -134,7 +134,7 @@
 #     --keep               leave both servers running and the directory in place
 #   PGBIN (default /usr/lib/postgresql/15/bin) names the PostgreSQL whose
 #   installed cdc_kafka is measured.  Needs kcat, pgbench and perl with
-#   Time::HiRes (apt-get installs kcat and pgbench when missing).  About 6
+#   Time::HiRes (apt-get installs kcat and pgbench when missing).  About 3
 #   minutes with the defaults on 2 cores; --rows 20000 --repeat 1
 #   --latency-seconds 5 for a quick run.
 #
@@ -696,8 +696,8 @@ report()
 	! has_mode exactly_once || summarise_rounds eos
 	echo "cdc_kafka exactly-once benchmark (bench/eos.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
 	versions "before the catch-up runs" | sed 's/; Debezium: [^ ]*$//'
-	echo "settings:   schemas on, compression lz4, transaction_max_records/kb/ms at their defaults" \
-		"(100000, 65536, 1000) but for the latency runs' transaction_max_ms; $PARTITIONS partitions per topic"
+	echo "settings:   schemas on, compression lz4, the Kafka transactions' bounds at their defaults" \
+		"(100000 records, 64 MB, 1000 ms) but for the latency runs' ${TMAX_GUC#cdc_kafka.}; $PARTITIONS partitions per topic"
 	echo
 	report_catchup
 	echo
