@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034,SC2153  # what the sourcing scripts set and read
 #
-# bench/lib.sh -- what the end-to-end benchmarks share: bench/stream.sh and
-# bench/snapshot.sh source it (it is not run on its own).
+# bench/lib.sh -- what the end-to-end benchmarks share: bench/stream.sh,
+# bench/snapshot.sh and bench/eos.sh source it (it is not run on its own).
 #
 #   messages      log, die, usage (the USAGE block of the script's header)
 #   options       parse_options, with common_option: --rows --repeat
