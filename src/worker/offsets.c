@@ -296,7 +296,9 @@ offsets_read(const CdcProducerConfig *cfg, const char *topic, const char *key,
 	if (rd_kafka_conf_set(conf, "group.id", key, errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK ||
 		rd_kafka_conf_set(conf, "isolation.level", "read_committed", errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK ||
 		rd_kafka_conf_set(conf, "enable.auto.commit", "false", errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK ||
-		rd_kafka_conf_set(conf, "enable.partition.eof", "true", errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK)
+		rd_kafka_conf_set(conf, "enable.partition.eof", "true", errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK ||
+	/* a fetch at the end waits this long for more: not the default 500 ms */
+		rd_kafka_conf_set(conf, "fetch.wait.max.ms", "10", errbuf, sizeof(errbuf)) != RD_KAFKA_CONF_OK)
 	{
 		rd_kafka_conf_destroy(conf);
 		elog(ERROR, "cdc_kafka could not configure its offsets reader: %s", errbuf);

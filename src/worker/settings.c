@@ -110,7 +110,7 @@ int			settings_poll_interval_ms = 10;
 int			settings_restart_delay_s = 5;
 int			settings_delivery = CDC_DELIVERY_AT_LEAST_ONCE;
 int			settings_txn_max_records = 100000;
-int			settings_txn_max_kb = 65536;
+int			settings_txn_max_kb = 262144;
 int			settings_txn_max_ms = 1000;
 char	   *settings_offsets_topic = NULL;
 int			settings_snapshot_mode = CDC_SNAPSHOT_INITIAL;
@@ -885,7 +885,8 @@ define_delivery_settings(void)
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("cdc_kafka.transaction_max_bytes",
 							"Bytes of records in one Kafka transaction at most (exactly_once); a larger PostgreSQL transaction is split.",
-							NULL, &settings_txn_max_kb, 65536, 64, INT_MAX / 1024,
+							"Above cdc_kafka.max_inflight_bytes, so that a commit, which waits for every record in flight, seldom drains a full window.",
+							&settings_txn_max_kb, 262144, 64, INT_MAX / 1024,
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("cdc_kafka.transaction_max_time",
 							"Longest time records wait in an open Kafka transaction before it is committed (exactly_once).",
