@@ -13,7 +13,7 @@
  *
  * On start the stream reads the whole topic (read_committed: records of
  * aborted transactions never count) up to its end and keeps its own last
- * record.  Everything here blocks the worker only in short steps that look
+ * record; a tombstone for its key (a null value) forgets what came before.  Everything here blocks the worker only in short steps that look
  * at interrupts: a cluster out of reach is waited for, as records are.
  *
  * src/worker/offsets.c
@@ -224,9 +224,14 @@ consider(const rd_kafka_message_t *m, const char *key, PositionRecord *best, boo
 	PositionRecord rec;
 	char	   *out;
 
-	if (m->key == NULL || m->key_len != strlen(key) || memcmp(m->key, key, m->key_len) != 0 ||
-		m->payload == NULL)
+	if (m->key == NULL || m->key_len != strlen(key) || memcmp(m->key, key, m->key_len) != 0)
 		return;
+	/* a tombstone (an operator's reset of the stream): no position before it counts */
+	if (m->payload == NULL)
+	{
+		*found = false;
+		return;
+	}
 	out = palloc(m->len + 1);
 	if (position_parse(m->payload, m->len, &rec, out) != 0)
 		ereport(ERROR,

@@ -596,7 +596,8 @@ eos_open(CdcStream *s, const CdcProducerConfig *pcfg)
 						s->offsets_topic, s->txn_id, LSN_FORMAT_ARGS(rec.pos.lsn),
 						LSN_FORMAT_ARGS(GetFlushRecPtr(NULL))),
 				 errdetail("This server is a copy or an earlier state of the one that wrote that position; its changes would be taken for ones Kafka already has."),
-				 errhint("Give this server its own stream (another cdc_kafka.slot_name), or delete the stream's key from the offsets topic if the position is known to be wrong.")));
+				 errhint("Give this server its own stream (another cdc_kafka.slot_name); or, if that position is known to be wrong, write a tombstone (a null value) for key \"%s\" to the offsets topic.",
+						 s->txn_id)));
 	s->resume = rec.pos;
 	s->committed = rec.pos;
 	s->seq = rec.seq;
