@@ -495,21 +495,34 @@ job_cancelled(void)
 
 /* ---- progress, once Kafka acknowledged a chunk --------------------------------------- */
 
-static void
-progress_sql(void *arg)
+/* The UPDATE of a job's progress; ahead_only: unless it was recorded as far already. */
+#define PROGRESS_UPDATE \
+	"UPDATE cdc_kafka.snapshots SET " \
+	"last_key = coalesce($2, last_key), rows_sent = $3, " \
+	"state = CASE WHEN $4 THEN 'done' ELSE state END, " \
+	"finished_at = CASE WHEN $4 THEN pg_catalog.now() END " \
+	"WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE
+
+/* Record pp; returns whether a row changed. */
+static bool
+update_progress(PendingProgress *pp, bool ahead_only)
 {
-	PendingProgress *pp = arg;
 	Oid			types[4] = {INT8OID, TEXTARRAYOID, INT8OID, BOOLOID};
 	Datum		values[4] = {Int64GetDatum(pp->job), PointerGetDatum(pp->last_key),
 	Int64GetDatum(pp->rows), BoolGetDatum(pp->table_done)};
 	char		nulls[4] = {' ', pp->last_key ? ' ' : 'n', ' ', ' '};
 
-	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET "
-						  "last_key = coalesce($2, last_key), rows_sent = $3, "
-						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
-						  "finished_at = CASE WHEN $4 THEN pg_catalog.now() END "
-						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE,
+	SPI_execute_with_args(ahead_only ?
+						  PROGRESS_UPDATE " AND rows_sent OPERATOR(pg_catalog.<) $3" :
+						  PROGRESS_UPDATE,
 						  4, types, values, nulls, false, 0);
+	return SPI_processed > 0;
+}
+
+static void
+progress_sql(void *arg)
+{
+	(void) update_progress(arg, false);
 }
 
 /*
@@ -633,20 +646,9 @@ static void
 adopt_sql(void *arg)
 {
 	PendingProgress *pp = arg;
-	Oid			types[4] = {INT8OID, TEXTARRAYOID, INT8OID, BOOLOID};
-	Datum		values[4] = {Int64GetDatum(pp->job), PointerGetDatum(pp->last_key),
-	Int64GetDatum(pp->rows), BoolGetDatum(pp->table_done)};
-	char		nulls[4] = {' ', pp->last_key ? ' ' : 'n', ' ', ' '};
 
 	/* never behind what was recorded already */
-	SPI_execute_with_args("UPDATE cdc_kafka.snapshots SET "
-						  "last_key = coalesce($2, last_key), rows_sent = $3, "
-						  "state = CASE WHEN $4 THEN 'done' ELSE state END, "
-						  "finished_at = CASE WHEN $4 THEN pg_catalog.now() END "
-						  "WHERE id OPERATOR(pg_catalog.=) $1 AND " JOB_ACTIVE
-						  " AND rows_sent OPERATOR(pg_catalog.<) $3",
-						  4, types, values, nulls, false, 0);
-	if (SPI_processed == 0)
+	if (!update_progress(pp, true))
 		pp->rows = -1;
 }
 
