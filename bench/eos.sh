@@ -310,16 +310,6 @@ worker_configure()
 	sleep 1
 }
 
-create_slot() { q "SELECT 1 FROM pg_create_logical_replication_slot('$1', 'cdc_kafka')" >/dev/null; }
-
-# Start streaming; prints the time just before (epoch seconds).
-worker_start()
-{
-	bench_psql -c "SELECT extract(epoch FROM clock_timestamp())" -c "SELECT cdc_kafka.start()" | sed -n 1p
-}
-
-worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
-records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
 # Kafka transactions the worker committed: status.kafka_transactions counts
 # them across sessions since the worker started, and shows them only while
 # the session is exactly_once; EOS_TXNS is its value at the end of the last
@@ -697,7 +687,7 @@ report()
 	echo "cdc_kafka exactly-once benchmark (bench/eos.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
 	versions "before the catch-up runs" | sed 's/; Debezium: [^ ]*$//'
 	echo "settings:   schemas on, compression lz4, the Kafka transactions' bounds at their defaults" \
-		"(100000 records, 64 MB, 1000 ms) but for the latency runs' ${TMAX_GUC#cdc_kafka.}; $PARTITIONS partitions per topic"
+		"(100000 records, 256 MB, 1000 ms) but for the latency runs' ${TMAX_GUC#cdc_kafka.}; $PARTITIONS partitions per topic"
 	echo
 	report_catchup
 	echo

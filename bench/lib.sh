@@ -148,6 +148,20 @@ bench_psql()
 # One value from one query.
 q() { bench_psql -c "$1"; }
 
+# The worker's side of a benchmark (stream.sh, eos.sh).  Every slot the
+# worker streams is created beforehand: a slot the worker creates itself may
+# come with an initial snapshot of the tables (cdc_kafka.snapshot_mode).
+create_slot() { q "SELECT 1 FROM pg_create_logical_replication_slot('$1', 'cdc_kafka')" >/dev/null; }
+
+# Start streaming; prints the time just before (epoch seconds).
+worker_start()
+{
+	bench_psql -c "SELECT extract(epoch FROM clock_timestamp())" -c "SELECT cdc_kafka.start()" | sed -n 1p
+}
+
+worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
+records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
+
 # Arithmetic on decimals: calc 'expression' (awk syntax), printed with format $2.
 calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
 

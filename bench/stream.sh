@@ -283,19 +283,6 @@ worker_configure()
 	sleep 1
 }
 
-# Every slot the worker streams is created here, beforehand: a slot the
-# worker creates itself may come with an initial snapshot of the tables
-# (cdc_kafka.snapshot_mode, in newer builds; set to no_data when it exists).
-create_slot() { q "SELECT 1 FROM pg_create_logical_replication_slot('$1', 'cdc_kafka')" >/dev/null; }
-
-# Start streaming; prints the time just before (epoch seconds).
-worker_start()
-{
-	bench_psql -c "SELECT extract(epoch FROM clock_timestamp())" -c "SELECT cdc_kafka.start()" | sed -n 1p
-}
-
-worker_pid() { q "SELECT pid FROM cdc_kafka.status"; }
-records_sent() { q "SELECT records_sent FROM cdc_kafka.status"; }
 
 # Wait for `target` acknowledged records; prints "records last_ack slot".
 wait_acked()
