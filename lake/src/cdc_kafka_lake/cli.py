@@ -69,7 +69,28 @@ def spark_session(master: str | None, jars_dir: str | None, confs: list[str], ap
         b = b.config(k, v)
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel(os.environ.get("LAKE_SPARK_LOG_LEVEL", "WARN"))
+    ship_package(spark)
     return spark
+
+
+def ship_package(spark) -> None:
+    """Send this package to the executors' Python workers (a zip of it, as
+    --py-files would), so that the job needs no install on a cluster's nodes."""
+    import atexit
+    import shutil
+    import tempfile
+    import zipfile
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    # executors fetch it when their first task starts: kept until exit
+    tmp = tempfile.mkdtemp(prefix="cdc_kafka_lake-")
+    atexit.register(shutil.rmtree, tmp, True)
+    path = os.path.join(tmp, "cdc_kafka_lake.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        for name in sorted(os.listdir(here)):
+            if name.endswith(".py"):
+                z.write(os.path.join(here, name), f"cdc_kafka_lake/{name}")
+    spark.sparkContext.addPyFile(path)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -172,7 +172,7 @@ class BatchWriter:
         parsed = raw.rdd.mapPartitions(decode_partition).persist()
         try:
             tables: dict[str, dict] = {}
-            for table, schema, keycols, n in (
+            for (table, schema, keycols), n in (
                 parsed.map(lambda c: ((c.table, c.schema, c.keycols), 1)).reduceByKey(lambda a, b: a + b).collect()
             ):
                 t = tables.setdefault(table, {"schemas": [], "keycols": (), "n": 0})
