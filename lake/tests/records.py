@@ -5,7 +5,12 @@ from __future__ import annotations
 import base64
 import json
 
-SOURCE_SCHEMA = {"type": "struct", "optional": False, "name": "io.debezium.connector.postgresql.Source", "field": "source"}
+SOURCE_SCHEMA = {
+    "type": "struct",
+    "optional": False,
+    "name": "io.debezium.connector.postgresql.Source",
+    "field": "source",
+}
 
 
 def decimal_b64(unscaled: int) -> str:

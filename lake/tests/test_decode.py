@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 from pyspark.sql import types as T
-from records import Table, decimal_b64
 
 from cdc_kafka_lake import decode
+from records import Table, decimal_b64
 
 UTC = dt.timezone.utc
 

@@ -98,10 +98,7 @@ def version(values, lsn, end=None, op="c", pos=1, end_pos=None):
 
 def chain(vs):
     return sorted(
-        [
-            (v["v"], v["__op"], v["__lsn"], v["__end_lsn"], v["is_current"], v["valid_from"], v["valid_to"])
-            for v in vs
-        ],
+        [(v["v"], v["__op"], v["__lsn"], v["__end_lsn"], v["is_current"], v["valid_from"], v["valid_to"]) for v in vs],
         key=lambda x: x[2],
     )
 

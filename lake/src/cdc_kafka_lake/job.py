@@ -286,7 +286,8 @@ class BatchWriter:
         return existing.rdd.map(pair)
 
     def _keys_df(self, spark, rows, keyschema: T.StructType) -> DataFrame:
-        return spark.createDataFrame(rows.map(lambda c: c.key).distinct(), keyschema)
+        # read twice (the lake's rows, its deletes): computed once
+        return spark.createDataFrame(rows.map(lambda c: c.key).distinct(), keyschema).persist()
 
     def _upsert(self, spark, path, table, keycols, schema, rows, truncates) -> None:
         from delta.tables import DeltaTable
@@ -336,6 +337,7 @@ class BatchWriter:
         out = out.persist()
         try:
             out.count()  # resolved against the lake as it is now, before the MERGE changes it
+            keys.unpersist()
             set_cols = {_quote(c): f"s.{_quote(c)}" for c in columns}
             (
                 DeltaTable.forPath(spark, path)
@@ -347,17 +349,18 @@ class BatchWriter:
                 .execute()
             )
             dels = out.where("__op = 'd'").select(*[_quote(c) for c in keycols], "__op", "__lsn", "__pos", "__ts")
-            (
-                DeltaTable.forPath(spark, self.config.state_path(table))
-                .alias("t")
-                .merge(dels.alias("s"), "t.__op = 'd' AND " + _key_condition(keycols))
-                .whenMatchedUpdate(
-                    "s.__lsn > t.__lsn OR (s.__lsn = t.__lsn AND s.__pos > t.__pos)",
-                    set={"__lsn": "s.__lsn", "__pos": "s.__pos", "__ts": "s.__ts"},
+            if not dels.isEmpty():
+                (
+                    DeltaTable.forPath(spark, self.config.state_path(table))
+                    .alias("t")
+                    .merge(dels.alias("s"), "t.__op = 'd' AND " + _key_condition(keycols))
+                    .whenMatchedUpdate(
+                        "s.__lsn > t.__lsn OR (s.__lsn = t.__lsn AND s.__pos > t.__pos)",
+                        set={"__lsn": "s.__lsn", "__pos": "s.__pos", "__ts": "s.__ts"},
+                    )
+                    .whenNotMatchedInsertAll()
+                    .execute()
                 )
-                .whenNotMatchedInsertAll()
-                .execute()
-            )
         finally:
             out.unpersist()
         for t in truncates:
@@ -388,6 +391,7 @@ class BatchWriter:
         out = out.persist()
         try:
             out.count()
+            keys.unpersist()
             closing = ["valid_to", "is_current", "__end_lsn", "__end_pos"]
             (
                 DeltaTable.forPath(spark, path)
