@@ -35,6 +35,8 @@ def spark_session(master: str | None, jars_dir: str | None, confs: list[str], ap
     # zone: the job runs in UTC, its Python workers too
     os.environ["TZ"] = "UTC"
     time.tzset()
+    # the executors' Python workers: this interpreter (its pyspark, its version)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import pyspark
     from pyspark.sql import SparkSession
 

@@ -21,6 +21,7 @@ import fnmatch
 import json
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
@@ -172,9 +173,13 @@ class BatchWriter:
         parsed = raw.rdd.mapPartitions(decode_partition).persist()
         try:
             tables: dict[str, dict] = {}
-            for (table, schema, keycols), n in (
-                parsed.map(lambda c: ((c.table, c.schema, c.keycols), 1)).reduceByKey(lambda a, b: a + b).collect()
+            oldest = None
+            for (table, schema, keycols), (n, ts_min) in (
+                parsed.map(lambda c: ((c.table, c.schema, c.keycols), (1, c.ts_ms)))
+                .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1])))
+                .collect()
             ):
+                oldest = ts_min if oldest is None else min(oldest, ts_min)
                 t = tables.setdefault(table, {"schemas": [], "keycols": (), "n": 0})
                 if schema is not None:
                     t["schemas"].append(schema)
@@ -187,7 +192,15 @@ class BatchWriter:
                 self._table(spark, parsed, table, mode, info)
                 self.stats["changes"] += info["n"]
             self.stats["batches"] += 1
-            log.info("batch %d: %s", batch_id, {t: tables[t]["n"] for t in sorted(tables)})
+            # commit (source.ts_ms) to visible in Delta, for the batch's oldest change
+            lag = "" if oldest is None else f", lag {time.time() * 1000 - oldest:.0f} ms"
+            log.info(
+                "batch %d: %s changes %s%s",
+                batch_id,
+                sum(t["n"] for t in tables.values()),
+                {t: tables[t]["n"] for t in sorted(tables)},
+                lag,
+            )
         finally:
             parsed.unpersist()
 
