@@ -1,7 +1,15 @@
 """The per-key merge logic: order, dedup, TOAST, truncates, SCD2 chains."""
 
 from cdc_kafka_lake.decode import Change
-from cdc_kafka_lake.merge import Truncate, resolve_scd2, resolve_upsert, ts
+from cdc_kafka_lake.merge import (
+    Truncate,
+    fill_key_change,
+    resolve_scd2,
+    resolve_upsert,
+    scd2_value_before,
+    ts,
+    upsert_value_before,
+)
 
 
 def ch(op, lsn, ts_ms=None, pos=None, unavailable=(), **values):
@@ -149,3 +157,22 @@ def test_scd2_truncate_closes_current():
     # a change from before a truncate that the lake already applied: a closed version
     out = resolve_scd2([ch("c", 5, v="late")], [], [Truncate(25, 1, 250)])
     assert chain(out) == [("late", "c", 5, 25, False, ts(50), ts(250))]
+
+
+def test_key_change_toast_from_the_old_key():
+    # UPDATE id 1 -> 2 leaving TOASTed big alone: the create carries the placeholder
+    create = ch("c", 50, id=2, v="x", big=None, unavailable={"big"})
+    existing = row({"id": 1, "v": "a", "big": "LONG"}, 10)
+    update = ch("u", 20, v="x", big=None, unavailable={"big"})
+    old = upsert_value_before([update, ch("d", 50)], existing, None, [], 50)
+    assert old == {"id": 1, "v": "x", "big": "LONG"}
+    filled = fill_key_change(create, old)
+    assert filled.values == {"id": 2, "v": "x", "big": "LONG"} and not filled.unavailable
+    _, values, _ = resolve_upsert([filled], None, None)
+    assert values["big"] == "LONG"
+    # SCD2: from the lake's version the delete closed (a replay), or the current one
+    closed = version({"id": 1, "v": "a", "big": "LONG"}, 10, end=50, end_pos=0)
+    assert scd2_value_before([ch("d", 50)], [closed], [], 50)["big"] == "LONG"
+    current = version({"id": 1, "v": "a", "big": "LONG"}, 10)
+    assert scd2_value_before([ch("u", 20, v="y"), ch("d", 50)], [current], [], 50)["v"] == "y"
+    assert fill_key_change(create, None) is create

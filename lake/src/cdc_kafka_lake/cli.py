@@ -64,6 +64,7 @@ def spark_session(master: str | None, jars_dir: str | None, confs: list[str], ap
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.default.parallelism", "4")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.databricks.delta.snapshotPartitions", "2")
     )
     for kv in confs:
@@ -216,6 +217,7 @@ def cmd_query(a) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("LAKE_LOG_LEVEL", "INFO"), format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("py4j").setLevel(logging.WARNING)
     a = _parser().parse_args(argv)
     if a.command == "run":
         return cmd_run(a)

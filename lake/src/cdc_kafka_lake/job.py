@@ -174,13 +174,14 @@ class BatchWriter:
         try:
             tables: dict[str, dict] = {}
             oldest = None
-            for (table, schema, keycols), (n, ts_min) in (
-                parsed.map(lambda c: ((c.table, c.schema, c.keycols), (1, c.ts_ms)))
-                .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1])))
+            for (table, schema, keycols), (n, ts_min, toast) in (
+                parsed.map(lambda c: ((c.table, c.schema, c.keycols), (1, c.ts_ms, _toasted_create(c))))
+                .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1]), a[2] | b[2]))
                 .collect()
             ):
                 oldest = ts_min if oldest is None else min(oldest, ts_min)
-                t = tables.setdefault(table, {"schemas": [], "keycols": (), "n": 0})
+                t = tables.setdefault(table, {"schemas": [], "keycols": (), "n": 0, "toast": frozenset()})
+                t["toast"] |= toast
                 if schema is not None:
                     t["schemas"].append(schema)
                 if keycols:
@@ -232,6 +233,7 @@ class BatchWriter:
             key=merge.Truncate.order,
         )
         rows = changes.filter(lambda c: c.op != "t")
+        self._toast_lsns = info["toast"]
         if mode == "append":
             self._append(spark, path, table, keycols, schema, rows, truncates)
         elif mode == "upsert":
@@ -298,6 +300,36 @@ class BatchWriter:
 
         return existing.rdd.map(pair)
 
+    def _fill_key_changes(self, rows, lake, before):
+        """The creates of key changes with TOAST placeholders filled from the old
+        key's row (see merge.fill_key_change); rows unchanged when there are none."""
+        lsns = self._toast_lsns
+        if not lsns:
+            return rows
+        olds = rows.filter(lambda c: c.op == "d" and c.lsn in lsns).map(lambda c: (c.key, c.lsn)).collect()
+        if not olds:
+            return rows
+        want = {}
+        for k, lsn in olds:
+            want.setdefault(k, []).append(lsn)
+
+        def values_before(kv):
+            key, items = kv
+            items = list(items)
+            changes = [x for tag, x in items if tag == "C"]
+            lake_items = [(tag, x) for tag, x in items if tag != "C"]
+            return [(lsn, before(changes, lake_items, lsn)) for lsn in want[key]]
+
+        handoff = dict(
+            rows.filter(lambda c: c.key in want)
+            .map(lambda c: (c.key, ("C", c)))
+            .union(lake.filter(lambda kv: kv[0] in want))
+            .groupByKey()
+            .flatMap(values_before)
+            .collect()
+        )
+        return rows.map(lambda c: merge.fill_key_change(c, handoff.get(c.lsn)) if c.op == "c" else c)
+
     def _keys_df(self, spark, rows, keyschema: T.StructType) -> DataFrame:
         # read twice (the lake's rows, its deletes): computed once
         return spark.createDataFrame(rows.map(lambda c: c.key).distinct(), keyschema).persist()
@@ -319,11 +351,17 @@ class BatchWriter:
             .groupBy(*keycols)
             .agg(F.max(F.struct("__lsn", "__pos")).alias("m"))
         )
-        pairs = (
-            rows.map(lambda c: (c.key, ("C", c)))
-            .union(self._keyed(rows, existing, keycols, "E", lambda d: d))
-            .union(self._keyed(rows, deleted, keycols, "D", lambda d: (d["m"]["__lsn"], d["m"]["__pos"])))
+        lake = self._keyed(rows, existing, keycols, "E", lambda d: d).union(
+            self._keyed(rows, deleted, keycols, "D", lambda d: (d["m"]["__lsn"], d["m"]["__pos"]))
         )
+
+        def before(changes, items, lsn):
+            e = next((x for tag, x in items if tag == "E"), None)
+            d = next((x for tag, x in items if tag == "D"), None)
+            return merge.upsert_value_before(changes, e, d, all_truncates, lsn)
+
+        rows = self._fill_key_changes(rows, lake, before)
+        pairs = rows.map(lambda c: (c.key, ("C", c))).union(lake)
         columns = schema.fieldNames()
 
         def resolve(kv):
@@ -389,7 +427,13 @@ class BatchWriter:
         keys = self._keys_df(spark, rows, keyschema).alias("k")
         target = spark.read.format("delta").load(path).alias("t")
         existing = target.join(keys, F.expr(_key_condition(keycols, "t", "k")), "left_semi")
-        pairs = rows.map(lambda c: (c.key, ("C", c))).union(self._keyed(rows, existing, keycols, "V", lambda d: d))
+        lake = self._keyed(rows, existing, keycols, "V", lambda d: d)
+
+        def before(changes, items, lsn):
+            return merge.scd2_value_before(changes, [x for _, x in items], all_truncates, lsn)
+
+        rows = self._fill_key_changes(rows, lake, before)
+        pairs = rows.map(lambda c: (c.key, ("C", c))).union(lake)
         columns = schema.fieldNames()
 
         def resolve(kv):
@@ -455,6 +499,11 @@ class BatchWriter:
                 .whenNotMatchedInsertAll()
                 .execute()
             )
+
+
+def _toasted_create(c) -> frozenset:
+    """{lsn} for a create carrying TOAST placeholders (a key change's), else {}."""
+    return frozenset((c.lsn,)) if c.op == "c" and c.unavailable else frozenset()
 
 
 def _plain(v):

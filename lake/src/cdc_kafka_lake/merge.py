@@ -184,6 +184,61 @@ def resolve_scd2(
     return list(out.values())
 
 
+# ---------------------------------------------------------------- key changes
+
+# A key change is a delete of the old key and a create of the new one at one
+# LSN; a TOASTed column the UPDATE left alone is the placeholder in the
+# create.  Its value is the old key's just before the delete: these give it.
+
+
+def _data(row: dict | None, meta: tuple) -> dict | None:
+    return None if row is None else {k: v for k, v in row.items() if k not in meta}
+
+
+def upsert_value_before(changes, existing, deleted, truncates, lsn: int) -> dict | None:
+    """The UPSERT row of a key just before its delete at lsn (None if none)."""
+    before = [c for c in changes if c.lsn < lsn]
+    res = resolve_upsert(before, existing, deleted, [t for t in truncates if t.lsn < lsn])
+    if res is None:
+        return _data(existing, UPSERT_META)
+    return res[1]
+
+
+def scd2_value_before(changes, versions, truncates, lsn: int) -> dict | None:
+    """The SCD2 version of a key current just before its delete at lsn: the
+    lake's version it closed, or the one the batch's earlier changes make."""
+    for v in versions:
+        if v["__end_lsn"] == lsn:
+            return _data(v, SCD2_META)
+    before = [c for c in changes if c.lsn < lsn]
+    out = resolve_scd2(before, versions, [t for t in truncates if t.lsn < lsn])
+    for v in out + list(versions):
+        if v["is_current"]:
+            return _data(v, SCD2_META)
+    return None
+
+
+def fill_key_change(change, previous: dict | None):
+    """The create of a key change with its placeholders filled from the old key's row."""
+    if previous is None or change.op != "c" or not change.unavailable:
+        return change
+    values = dict(change.values)
+    for col in change.unavailable:
+        values[col] = previous.get(col)
+    return type(change)(
+        change.table,
+        change.op,
+        change.lsn,
+        change.pos,
+        change.ts_ms,
+        change.key,
+        values,
+        frozenset(),
+        change.schema,
+        change.keycols,
+    )
+
+
 # ---------------------------------------------------------------- append
 
 
