@@ -286,13 +286,14 @@ sub run_job
 # 1. UPSERT: streaming, killed mid-stream while part 2 runs, restarted.
 my $up = "$work/upsert";
 my $job_log = "$work/upsert-1.log";
-my $job = IPC::Run::start(job_cmd($up, 'upsert', '--trigger-seconds', '1', '--max-offsets-per-trigger', '60'),
-	'<', \undef, '>&', $job_log);
+# (no --max-offsets-per-trigger: a limit can split a key change's delete and
+# create, on two partitions, across batches; see README, The lake)
+my $job = IPC::Run::start(job_cmd($up, 'upsert', '--trigger-seconds', '1'), '<', \undef, '>&', $job_log);
 my $commits = "$up/_checkpoints/cdc_kafka_lake/commits";
-ok(poll_until(sub { my @c = glob("$commits/[0-9]*"); @c >= 2 }, 600, 'two batches committed'),
+ok(poll_until(sub { my @c = glob("$commits/[0-9]*"); @c >= 1 }, 600, 'a batch committed'),
 	'the streaming job commits batches') or diag(`tail -n 30 $job_log`);
 my $part2 = IPC::Run::start(run_sql_file('part2', workload(150, slow => 1)), '>', \$out, '2>', \$err);
-ok(poll_until(sub { my @c = glob("$commits/[0-9]*"); @c >= 4 }, 600, 'four batches committed'),
+ok(poll_until(sub { my @c = glob("$commits/[0-9]*"); @c >= 3 }, 600, 'three batches committed'),
 	'more batches while the workload runs');
 my $pid = $job->{KIDS}[0]{PID};
 my $running = $part2->pumpable;
