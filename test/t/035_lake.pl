@@ -304,6 +304,8 @@ note('job killed after ' . scalar(@done) . ' batches, ' . ($running ? 'while' : 
 ok($part2->finish, 'workload part 2') or diag($err);
 ok(wait_caught_up($node), 'part 2 in Kafka');
 ok(run_job('upsert-2', $up, 'upsert', '--available-now'), 'the restarted job catches up');
+note('the restarted job met Spark\'s Kafka metrics bug and started again')
+  if PostgreSQL::Test::Utils::slurp_file("$work/upsert-2.log") =~ /a Spark bug\): starting again/;
 
 # the source, as the checker reads it
 sub dump_json
