@@ -72,6 +72,9 @@ def test_upsert_scd2_and_replay(spark, tmp_path):
         t.d(id=2, k2="a", lsn=lsn),
         t.tombstone(id=2, k2="a"),
         t.c(id=2, k2="z", v="two", price=decimal_b64(-250), at=None, big=p, lsn=lsn),
+        # and again (2,z) -> (2,y): the value goes on through (2,z)'s create
+        t.d(id=2, k2="z", lsn=lsn + 8),
+        t.c(id=2, k2="y", v="two", price=decimal_b64(-250), at=None, big=p, lsn=lsn + 8),
         t.u(id=1, k2="a", v="one''", price=decimal_b64(102), at=None, big=p),
         t.c(id=3, k2="b", v="three again", price=None, at=None, big="B3'"),
     ]
@@ -94,7 +97,7 @@ def test_upsert_scd2_and_replay(spark, tmp_path):
     up = [(r["id"], r["k2"], r["v"], r["price"], r["big"], r["__op"]) for r in results["upsert"]]
     assert up == [
         (1, "a", "one''", Decimal("1.02"), "B1", "u"),
-        (2, "z", "two", Decimal("-2.50"), "B2", "c"),
+        (2, "y", "two", Decimal("-2.50"), "B2", "c"),
         (3, "b", "three again", None, "B3'", "c"),
     ]
     assert results["upsert"][0]["at"] is None
@@ -108,7 +111,8 @@ def test_upsert_scd2_and_replay(spark, tmp_path):
         (1, "a", "one'", "B1", "u", False, False),
         (1, "a", "one''", "B1", "u", True, True),
         (2, "a", "two", "B2", "c", False, False),
-        (2, "z", "two", "B2", "c", True, True),
+        (2, "y", "two", "B2", "c", True, True),
+        (2, "z", "two", "B2", "c", False, False),
         (3, "b", "three", "B3", "c", False, False),
         (3, "b", "three again", "B3'", "c", True, True),
     ]

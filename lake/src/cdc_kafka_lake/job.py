@@ -320,15 +320,26 @@ class BatchWriter:
             lake_items = [(tag, x) for tag, x in items if tag != "C"]
             return [(lsn, before(changes, lake_items, lsn)) for lsn in want[key]]
 
-        handoff = dict(
-            rows.filter(lambda c: c.key in want)
-            .map(lambda c: (c.key, ("C", c)))
-            .union(lake.filter(lambda kv: kv[0] in want))
-            .groupByKey()
-            .flatMap(values_before)
-            .collect()
-        )
-        return rows.map(lambda c: merge.fill_key_change(c, handoff.get(c.lsn)) if c.op == "c" else c)
+        # a key changed twice (a -> b -> c) hands its value on through b's create,
+        # itself filled by the pass before: passes until nothing changes
+        source = rows
+        handoff: dict = {}
+        for _ in range(8):
+            new = dict(
+                rows.filter(lambda c: c.key in want)
+                .map(lambda c: (c.key, ("C", c)))
+                .union(lake.filter(lambda kv: kv[0] in want))
+                .groupByKey()
+                .flatMap(values_before)
+                .collect()
+            )
+            if repr(sorted(new.items())) == repr(sorted(handoff.items())):
+                break
+            handoff = new
+            rows = source.map(
+                lambda c, h=handoff: merge.fill_key_change(c, h.get(c.lsn)) if c.op == "c" else c
+            ).persist()
+        return rows
 
     def _keys_df(self, spark, rows, keyschema: T.StructType) -> DataFrame:
         # read twice (the lake's rows, its deletes): computed once
