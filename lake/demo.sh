@@ -73,7 +73,8 @@ start_servers() {
 
 simulate() {
 	say "simulator: $1 steps (new users, level-ups, sessions starting and ending, game events)"
-	psql_demo -c "CALL gaming_oltp.simulate($1)"
+	# the procedure commits each step: no SET clause on it, the path set first
+	psql_demo -c "SET search_path = gaming_oltp" -c "CALL simulate($1)"
 	psql_demo -c "SELECT (SELECT count(*) FROM gaming_oltp.dim_user) users,
 		(SELECT count(*) FROM gaming_oltp.dim_session) sessions,
 		(SELECT count(*) FROM gaming_oltp.fact_game_event) events"
