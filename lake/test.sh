@@ -17,6 +17,8 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 : "${LAKE_JARS:?run lake/install.sh first (LAKE_JARS=.../jars)}"
 BIN=$(dirname "$LAKE_PYTHON")
 export LAKE_PYTHON LAKE_JARS
+# Spark next to the broker on a busy machine: give the broker longer to start
+export KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-180}
 
 echo "lake: ruff"
 (cd "$LAKE" && "$BIN/ruff" check --no-cache . && "$BIN/ruff" format --no-cache --check .)
