@@ -41,7 +41,7 @@ PACKAGES=(
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
 	procps rsync gdb locales
-	python3 binutils python3-pip
+	python3 binutils python3-pip python3-venv
 )
 
 SUDO=()

