@@ -105,8 +105,12 @@ for mode in upsert scd2; do
 done
 
 # the steady rate: RATE rows a second (one transaction of RATE/10 rows every 0.1 s)
-job --lake "$DIR/lake-lag" --default-mode upsert --starting-offsets latest --trigger-seconds 1 \
-	>"$DIR/lag.log" 2>&1 &
+# in a session of its own (setsid), so that the whole job (runuser, Python,
+# its JVM) stops with its process group
+export -f job as_owner
+export BOOTSTRAP MASTER PG_BIN LAKE_PYTHON
+setsid bash -c 'job "$@"' job --lake "$DIR/lake-lag" --default-mode upsert --starting-offsets latest \
+	--trigger-seconds 1 >"$DIR/lag.log" 2>&1 &
 JOB=$!
 for _ in $(seq 1 600); do grep -q 'cdc_kafka_lake: reading' "$DIR/lag.log" && break; sleep 0.2; done
 sleep 10
@@ -115,7 +119,7 @@ psql_b -c "DO \$\$ BEGIN FOR i IN 1 .. $((SECS * 10)) LOOP
 	UPDATE item SET v = v + 1, at = now() WHERE id BETWEEN (i * $per) % $half AND (i * $per) % $half + $per - 1;
 	COMMIT; PERFORM pg_sleep(0.1); END LOOP; END \$\$"
 sleep 15
-kill -- "-$JOB" 2>/dev/null || kill "$JOB" 2>/dev/null || true
+kill -- "-$JOB" 2>/dev/null || true
 JOB=
 grep -o 'lag [0-9]* ms' "$DIR/lag.log" | awk '{print $2}' | sort -n >"$DIR/lags"
 if [ -s "$DIR/lags" ]; then
