@@ -4,6 +4,7 @@ from cdc_kafka_lake.decode import Change
 from cdc_kafka_lake.merge import (
     Truncate,
     fill_key_change,
+    hold_back,
     resolve_scd2,
     resolve_upsert,
     scd2_value_before,
@@ -159,6 +160,22 @@ def test_scd2_truncate_closes_current():
     assert chain(out) == [("late", "c", 5, 25, False, ts(50), ts(250))]
 
 
+def test_scd2_held_back_changes_after_a_truncate():
+    # the truncate at 25 closed the key's version; its update at 20, held back
+    # for a key change, comes a batch later: the version ends at 20, the new one
+    # at the truncate
+    lake = [version({"id": 1, "v": "a"}, 10, end=25, end_pos=1)]
+    out = resolve_scd2([ch("u", 20, v="b")], lake, [Truncate(25, 1, 250)])
+    assert chain(out) == [("a", "c", 10, 20, False, ts(100), ts(200)), ("b", "u", 20, 25, False, ts(200), ts(250))]
+    # nothing held back: the truncate closes it again, as it was
+    out = resolve_scd2([ch("c", 30, v="new")], lake, [Truncate(25, 1, 250)])
+    assert chain(out) == [("a", "c", 10, 25, False, ts(100), ts(250)), ("new", "c", 30, None, True, ts(300), None)]
+    # a replay of the whole key changes nothing but that rewrite
+    lake2 = [version({"id": 1, "v": "a"}, 10, end=20), version({"id": 1, "v": "b"}, 20, op="u", end=25, end_pos=1)]
+    out = resolve_scd2([ch("c", 10, v="a"), ch("u", 20, v="b")], lake2, [Truncate(25, 1, 250)])
+    assert chain(out) == [("b", "u", 20, 25, False, ts(200), ts(250))]
+
+
 def test_key_change_toast_from_the_old_key():
     # UPDATE id 1 -> 2 leaving TOASTed big alone: the create carries the placeholder
     create = ch("c", 50, id=2, v="x", big=None, unavailable={"big"})
@@ -176,3 +193,39 @@ def test_key_change_toast_from_the_old_key():
     current = version({"id": 1, "v": "a", "big": "LONG"}, 10)
     assert scd2_value_before([ch("u", 20, v="y"), ch("d", 50)], [current], [], 50)["v"] == "y"
     assert fill_key_change(create, None) is create
+
+
+# ---------------------------------------------------------------- key changes across batches
+
+
+def test_hold_back_nothing_when_both_halves_are_there():
+    halves = [("t", 80, "d", (1,), 5), ("t", 80, "c", (2,), 5)]
+    assert hold_back(halves, 5, 20) == (set(), [])
+
+
+def test_hold_back_a_lone_half_and_its_key():
+    # the delete of 1 -> 2 without its create; 3 -> 4 complete
+    halves = [("t", 80, "d", (1,), 5), ("t", 96, "d", (3,), 5), ("t", 96, "c", (4,), 5)]
+    assert hold_back(halves, 5, 20) == ({("t", (1,))}, [])
+    # the create without its delete
+    assert hold_back([("t", 80, "c", (2,), 5)], 5, 20) == ({("t", (2,))}, [])
+
+
+def test_hold_back_keys_joined_by_key_changes():
+    # 1 -> 2 complete, then 2 -> 3 whose create is on a partition not read yet:
+    # 2's row comes from 1, so 1 waits with 2; 7 -> 8 of another table does not
+    halves = [
+        ("t", 80, "d", (1,), 5),
+        ("t", 80, "c", (2,), 5),
+        ("t", 88, "d", (2,), 5),
+        ("u", 88, "d", (7,), 5),
+        ("u", 88, "c", (8,), 5),
+    ]
+    held, alone = hold_back(halves, 5, 20)
+    assert held == {("t", (1,)), ("t", (2,))} and alone == []
+
+
+def test_hold_back_gives_up_after_the_wait():
+    # read first in batch 3, still alone in batch 23: it goes on alone
+    assert hold_back([("t", 80, "d", (1,), 3)], 22, 20) == ({("t", (1,))}, [])
+    assert hold_back([("t", 80, "d", (1,), 3)], 23, 20) == (set(), [("t", 80)])

@@ -38,8 +38,19 @@ def spark():
 def batch(spark, records):
     from pyspark.sql import types as T
 
-    schema = T.StructType([T.StructField("key", T.BinaryType()), T.StructField("value", T.BinaryType())])
-    rows = [(None if k is None else k.encode(), None if v is None else v.encode()) for k, v in records]
+    header = T.StructType([T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())])
+    schema = T.StructType(
+        [
+            T.StructField("key", T.BinaryType()),
+            T.StructField("value", T.BinaryType()),
+            T.StructField("headers", T.ArrayType(header)),
+        ]
+    )
+    rows = []
+    for rec in records:
+        k, v = rec[0], rec[1]
+        headers = [(h, b"{}") for h in rec[2]] if len(rec) > 2 else None
+        rows.append((None if k is None else k.encode(), None if v is None else v.encode(), headers))
     return spark.createDataFrame(rows, schema)
 
 
@@ -122,6 +133,71 @@ def test_upsert_scd2_and_replay(spark, tmp_path):
     after = results["scd2_t"]
     assert [(r["id"], r["is_current"]) for r in after if r["is_current"]] == [(9, True)]
     assert len(after) == len(s) + 1
+
+
+def test_key_change_across_batches(spark, tmp_path):
+    """The delete and the create of a key change in two micro-batches (their
+    keys' partitions read unevenly), either first: the create's TOAST
+    placeholder still takes the old key's value, which a TOAST update of
+    the old key just before changed."""
+    from cdc_kafka_lake.job import BatchWriter, Config
+
+    t = Table("public.acct", FIELDS, ["id", "k2"])
+    p = decode.PLACEHOLDER
+    row = dict(price=None, at=None)
+    base = [t.c(id=1, k2="a", v="one", big="B1", **row), t.c(id=5, k2="e", v="five", big="B5", **row)]
+    old_update = t.u(id=1, k2="a", v="one'", big="B1'", **row)
+    lsn = t.lsn + 8
+    delete = (*t.d(id=1, k2="a", lsn=lsn), ["__debezium.newkey"])
+    create = (*t.c(id=1, k2="z", v="one'", big=p, lsn=lsn, **row), ["__debezium.oldkey"])
+    later = t.u(id=1, k2="z", v="one''", big=p, **row)
+    other = t.u(id=5, k2="e", v="five'", big=p, **row)
+    orders = {
+        # the delete's partition ahead: the old key and its delete in batch 1
+        "delete first": ([old_update, delete, other], [create, later]),
+        # the create's partition ahead: the old key's last update comes after
+        "create first": ([create, later, other], [old_update, delete]),
+    }
+    for name, (b2, b3) in orders.items():
+        for mode in ("upsert", "scd2"):
+            lake = str(tmp_path / name.replace(" ", "_") / mode)
+            w = BatchWriter(Config(lake=lake, default_mode=mode))
+            run(spark, w, base, b2)
+            path = os.path.join(lake, "public", "acct")
+            held = lake_rows(spark, path, ["id", "k2", "__lsn"])
+            # batch 2 applied only what does not wait for the other half
+            assert {(r["id"], r["k2"], r["v"]) for r in held if r["__op"] != "d"} >= {(5, "e", "five'")}, name
+            assert (1, "z") not in {(r["id"], r["k2"]) for r in held}, name
+            w(batch(spark, b3), 2)
+            rows = lake_rows(spark, path, ["id", "k2", "__lsn"])
+            if mode == "upsert":
+                got = [(r["id"], r["k2"], r["v"], r["big"]) for r in rows]
+                assert got == [(1, "z", "one''", "B1'"), (5, "e", "five'", "B5")], name
+            else:
+                got = [(r["id"], r["k2"], r["v"], r["big"], r["is_current"]) for r in rows]
+                assert got == [
+                    (1, "a", "one", "B1", False),
+                    (1, "a", "one'", "B1'", False),
+                    (1, "z", "one'", "B1'", False),
+                    (1, "z", "one''", "B1'", True),
+                    (5, "e", "five", "B5", False),
+                    (5, "e", "five'", "B5", True),
+                ], name
+
+
+def test_lone_key_change_half_goes_on_after_the_wait(spark, tmp_path):
+    from cdc_kafka_lake.job import BatchWriter, Config
+
+    t = Table("public.acct", FIELDS, ["id", "k2"])
+    row = dict(price=None, at=None)
+    lsn = t.lsn + 8
+    w = BatchWriter(Config(lake=str(tmp_path), default_mode="upsert", key_change_wait=2))
+    path = os.path.join(str(tmp_path), "public", "acct")
+    run(spark, w, [(*t.c(id=2, k2="b", v="two", big=decode.PLACEHOLDER, lsn=lsn, **row), ["__debezium.oldkey"])])
+    assert not os.path.exists(path) or lake_rows(spark, path, ["id"]) == []
+    w(batch(spark, []), 1)
+    w(batch(spark, []), 2)
+    assert [(r["id"], r["v"], r["big"]) for r in lake_rows(spark, path, ["id"])] == [(2, "two", None)]
 
 
 def test_append_dedups(spark, tmp_path):

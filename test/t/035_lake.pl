@@ -13,6 +13,8 @@
 #      history, with its validity interval (commit times);
 #   3. the topics replayed from the beginning into fresh UPSERT tables give
 #      the same rows, and a replay into the SCD2 tables changes nothing.
+# Runs 2 and 3 read 200 records a batch, which splits key changes' deletes
+# and creates across batches (the job holds such keys back).
 #
 # Runs in test/run-all.sh's suite "lake" (CDC_LAKE_SUITE=1, LAKE_PYTHON and
 # LAKE_JARS from lake/install.sh); skipped elsewhere (the tap suite).
@@ -286,8 +288,6 @@ sub run_job
 # 1. UPSERT: streaming, killed mid-stream while part 2 runs, restarted.
 my $up = "$work/upsert";
 my $job_log = "$work/upsert-1.log";
-# (no --max-offsets-per-trigger: a limit can split a key change's delete and
-# create, on two partitions, across batches; see README, The lake)
 my $job = IPC::Run::start(job_cmd($up, 'upsert', '--trigger-seconds', '1'), '<', \undef, '>&', $job_log);
 my $commits = "$up/_checkpoints/cdc_kafka_lake/commits";
 ok(poll_until(sub { my @c = glob("$commits/[0-9]*"); @c >= 1 }, 600, 'a batch committed'),
@@ -335,11 +335,23 @@ dump_json("$work/history.json", q{
 note('source: ' . $node->safe_psql('postgres',
 	q{SELECT string_agg(format('%s %s', op, n), ', ') FROM (SELECT op, count(*) n FROM lake_hist GROUP BY op) s}));
 
-# 2. SCD2, 3. the replays
+# 2. SCD2, 3. the replays.  These two read in small batches: a key change's
+# delete and create, on the partitions of two keys, land in different
+# batches, and the job holds the keys back until both halves are read.
+my @small = ('--max-offsets-per-trigger', '200');
 my $scd2 = "$work/scd2";
-ok(run_job('scd2', $scd2, 'scd2', '--available-now'), 'SCD2 job');
+ok(run_job('scd2', $scd2, 'scd2', '--available-now', @small), 'SCD2 job');
 my $up2 = "$work/upsert-replay";
-ok(run_job('upsert-replay', $up2, 'upsert', '--available-now'), 'replay into fresh UPSERT tables');
+ok(run_job('upsert-replay', $up2, 'upsert', '--available-now', @small), 'replay into fresh UPSERT tables');
+my $held = 0;
+for my $name (qw(scd2 upsert-replay))
+{
+	my $log = PostgreSQL::Test::Utils::slurp_file("$work/$name.log");
+	my @b = $log =~ /(\d+) keys held back for the other half of a key change/g;
+	$held += $_ for @b;
+	note("$name: " . scalar(@b) . " batches held keys back");
+}
+ok($held > 0, "batches of 200 records split key changes ($held keys held back)");
 my $scd2_before = "$work/scd2-before-replay";
 system('cp', '-a', $scd2, $scd2_before) == 0 or die 'cp';
 ok(run_job('scd2-replay', $scd2, 'scd2', '--available-now', '--name', 'replay'),

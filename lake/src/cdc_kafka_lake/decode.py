@@ -355,7 +355,20 @@ def declared_struct(columns: dict) -> dict:
 class Change:
     """One decoded change event of a table."""
 
-    __slots__ = ("table", "op", "lsn", "pos", "ts_ms", "key", "values", "unavailable", "schema", "keycols")
+    __slots__ = (
+        "table",
+        "op",
+        "lsn",
+        "pos",
+        "ts_ms",
+        "key",
+        "values",
+        "unavailable",
+        "schema",
+        "keycols",
+        "moved",
+        "since",
+    )
 
     def __init__(self, table, op, lsn, pos, ts_ms, key, values, unavailable, schema, keycols=()):
         self.table = table  # "schema.table"
@@ -368,6 +381,10 @@ class Change:
         self.unavailable = unavailable  # frozenset of columns holding the TOAST placeholder
         self.schema = schema  # the row's struct schema, as JSON text
         self.keycols = keycols  # the key's columns, in the record key's order
+        # half of a key change: "from" (the delete, header __debezium.newkey),
+        # "to" (the create, __debezium.oldkey), else None
+        self.moved = None
+        self.since = 0  # the micro-batch that first read the record (see merge.hold_back)
 
     def order(self) -> tuple[int, int]:
         return (self.lsn, self.pos)

@@ -34,6 +34,17 @@ log = logging.getLogger("cdc_kafka_lake")
 
 MODES = ("upsert", "scd2", "append")
 
+# records of held back keys (see merge.hold_back), by the batch that held them
+HELD_SCHEMA = T.StructType(
+    [
+        T.StructField("batch", T.LongType(), False),
+        T.StructField("k", T.StringType(), True),
+        T.StructField("v", T.StringType(), True),
+        T.StructField("moved", T.StringType(), True),
+        T.StructField("since", T.LongType(), False),
+    ]
+)
+
 STATE_SCHEMA_EXTRA = [
     T.StructField("__op", T.StringType(), False),
     T.StructField("__lsn", T.LongType(), False),
@@ -56,6 +67,7 @@ class Config:
     trigger_seconds: float = 5.0
     available_now: bool = False
     max_offsets: int = 200_000
+    key_change_wait: int = 20  # batches a key change's half waits for the other (merge.hold_back)
     query_name: str = "cdc_kafka_lake"
     kafka_options: dict = field(default_factory=dict)
 
@@ -155,55 +167,137 @@ class BatchWriter:
         self.config = config
         self.decoder = decode.Decoder(config.declared)
         self.stats = {"batches": 0, "records": 0, "changes": 0}
+        # the batch whose held back records are stored (-1: none; None: not known yet)
+        self._held_batch: int | None = None
+        self.held_keys = 0  # keys the last batch held back
 
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         spark = df.sparkSession
         decoder = self.decoder
-        raw = df.select(
-            F.col("key").cast("string").alias("k"),
-            F.col("value").cast("string").alias("v"),
-        ).where(F.col("value").isNotNull())
+        raw = self._raw(spark, df, batch_id)
 
         def decode_partition(rows):
             for r in rows:
                 c = decoder.decode(r.k, r.v)
                 if c is not None:
+                    c.moved, c.since = r.moved, r.since
                     yield c
 
         parsed = raw.rdd.mapPartitions(decode_partition).persist()
         try:
-            tables: dict[str, dict] = {}
-            oldest = None
-            for (table, schema, keycols), (n, ts_min, toast) in (
-                parsed.map(lambda c: ((c.table, c.schema, c.keycols), (1, c.ts_ms, _toasted_create(c))))
-                .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1]), a[2] | b[2]))
-                .collect()
-            ):
-                oldest = ts_min if oldest is None else min(oldest, ts_min)
-                t = tables.setdefault(table, {"schemas": [], "keycols": (), "n": 0, "toast": frozenset()})
-                t["toast"] |= toast
-                if schema is not None:
-                    t["schemas"].append(schema)
-                if keycols:
-                    t["keycols"] = keycols
-                t["n"] += n
+            tables, oldest, halves = self._tables(parsed)
+            # appended tables take each record as it is: nothing to wait for
+            halves = [h for h in halves if self.config.mode_of(h[0]) != "append"]
+            held, alone = merge.hold_back(halves, batch_id, self.config.key_change_wait)
+            for table, lsn in alone:
+                log.warning(
+                    "%s: the other half of the key change at LSN %s did not come in %d batches: applied alone "
+                    "(a TOASTed column the UPDATE left alone is null)",
+                    table,
+                    _lsn_text(lsn),
+                    self.config.key_change_wait,
+                )
+            now = parsed.filter(lambda c, h=held: (c.table, c.key) not in h) if held else parsed
             for table in sorted(tables):
                 info = tables[table]
                 mode = self.config.mode_of(table)
-                self._table(spark, parsed, table, mode, info)
+                self._table(spark, now, table, mode, info)
                 self.stats["changes"] += info["n"]
+            self._save_held(spark, raw, batch_id, held)
             self.stats["batches"] += 1
             # commit (source.ts_ms) to visible in Delta, for the batch's oldest change
             lag = "" if oldest is None else f", lag {time.time() * 1000 - oldest:.0f} ms"
             log.info(
-                "batch %d: %s changes %s%s",
+                "batch %d: %s changes %s%s%s",
                 batch_id,
                 sum(t["n"] for t in tables.values()),
                 {t: tables[t]["n"] for t in sorted(tables)},
                 lag,
+                f", {len(held)} keys held back for the other half of a key change" if held else "",
             )
         finally:
             parsed.unpersist()
+
+    def _tables(self, parsed) -> tuple[dict, int | None, list]:
+        """What the batch holds per table (row schemas, key columns, number of
+        changes, LSNs of creates with placeholders), its oldest commit time,
+        and its key-change halves (see merge.hold_back)."""
+        tables: dict[str, dict] = {}
+        oldest = None
+        halves: list = []
+        for (table, schema, keycols), (n, ts_min, toast, moved, lsn_min) in (
+            parsed.map(lambda c: ((c.table, c.schema, c.keycols), (1, c.ts_ms, _toasted_create(c), _half(c), c.lsn)))
+            .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1]), a[2] | b[2], a[3] + b[3], min(a[4], b[4])))
+            .collect()
+        ):
+            oldest = ts_min if oldest is None else min(oldest, ts_min)
+            t = tables.setdefault(
+                table, {"schemas": [], "keycols": (), "n": 0, "toast": frozenset(), "min_lsn": lsn_min}
+            )
+            t["toast"] |= toast
+            t["min_lsn"] = min(t["min_lsn"], lsn_min)
+            halves.extend(moved)
+            if schema is not None:
+                t["schemas"].append(schema)
+            if keycols:
+                t["keycols"] = keycols
+            t["n"] += n
+        return tables, oldest, halves
+
+    # ------------------------------------------------------------ held back keys
+
+    def _held_path(self) -> str:
+        return os.path.join(self.config.checkpoint_path(), "cdc_kafka_held")
+
+    def _raw(self, spark, df: DataFrame, batch_id: int) -> DataFrame:
+        """The batch's records (key, value, key-change half, first batch), and
+        those the batch before held back (merge.hold_back)."""
+        if "headers" in df.columns:
+            moved = F.expr(
+                "CASE WHEN exists(headers, h -> h.key = '__debezium.newkey') THEN 'from' "
+                "WHEN exists(headers, h -> h.key = '__debezium.oldkey') THEN 'to' END"
+            )
+        else:
+            moved = F.lit(None).cast("string")
+        raw = df.where(F.col("value").isNotNull()).select(
+            F.col("key").cast("string").alias("k"),
+            F.col("value").cast("string").alias("v"),
+            moved.alias("moved"),
+            F.lit(batch_id).cast("long").alias("since"),
+        )
+        # the held records of the batch before, if there may be some (a run
+        # again of a batch reads what the batch before it held, not its own)
+        if self._held_batch is not None and self._held_batch != batch_id - 1:
+            return raw
+        path = self._held_path()
+        if not _exists(spark, path):
+            self._held_batch = -1
+            return raw
+        held = spark.read.format("delta").load(path).where(F.col("batch") == batch_id - 1)
+        return raw.unionByName(held.select("k", "v", "moved", "since"))
+
+    def _save_held(self, spark, raw: DataFrame, batch_id: int, held: set) -> None:
+        """Keep the records of the held back keys for the next batch."""
+        self.held_keys = len(held)
+        if not held:
+            self._held_batch = -1
+            return
+        from delta.tables import DeltaTable
+
+        decoder = self.decoder
+
+        def held_records(rows):
+            for r in rows:
+                c = decoder.decode(r.k, r.v)
+                if c is not None and (c.table, c.key) in held:
+                    yield (batch_id, r.k, r.v, r.moved, r.since)
+
+        path = self._held_path()
+        if _exists(spark, path):
+            DeltaTable.forPath(spark, path).delete(f"batch <= {batch_id - 2} OR batch >= {batch_id}")
+        out = spark.createDataFrame(raw.rdd.mapPartitions(held_records), HELD_SCHEMA)
+        out.write.format("delta").mode("append").save(path)
+        self._held_batch = batch_id
 
     # ------------------------------------------------------------ per table
 
@@ -237,9 +331,9 @@ class BatchWriter:
         if mode == "append":
             self._append(spark, path, table, keycols, schema, rows, truncates)
         elif mode == "upsert":
-            self._upsert(spark, path, table, keycols, schema, rows, truncates)
+            self._upsert(spark, path, table, keycols, schema, rows, truncates, info)
         else:
-            self._scd2(spark, path, table, keycols, schema, rows, truncates)
+            self._scd2(spark, path, table, keycols, schema, rows, truncates, info)
 
     # the key's columns, kept with the state for batches holding only truncates
     def _stored_keycols(self, spark, table: str) -> list[str]:
@@ -267,12 +361,20 @@ class BatchWriter:
         _ensure_table(spark, path, schema)
         return spark.read.format("delta").load(path)
 
-    def _state_truncates(self, state: DataFrame) -> list[merge.Truncate]:
-        rows = state.where("__op = 't'").agg(F.max(F.struct("__lsn", "__pos", "__ts")).alias("m")).collect()
-        m = rows[0]["m"] if rows else None
+    def _state_truncates(self, state: DataFrame, since_lsn: int) -> list[merge.Truncate]:
+        """The table's last TRUNCATE, and those at or after since_lsn (the
+        batch's first change): a change held back for its key change
+        (merge.hold_back) can come after them."""
+        m = state.where("__op = 't'").agg(F.max("__lsn").alias("m")).collect()[0]["m"]
         if m is None:
             return []
-        return [merge.Truncate(m["__lsn"], m["__pos"], int(m["__ts"].timestamp() * 1000))]
+        rows = state.where(f"__op = 't' AND __lsn >= {min(m, since_lsn)}").select("__lsn", "__pos", "__ts").collect()
+        return [merge.Truncate(r["__lsn"], r["__pos"], int(r["__ts"].timestamp() * 1000)) for r in rows]
+
+    def _all_truncates(self, state: DataFrame, info: dict, truncates: list) -> list[merge.Truncate]:
+        known = {t.order() for t in truncates}
+        stored = [t for t in self._state_truncates(state, info["min_lsn"]) if t.order() not in known]
+        return sorted(stored + truncates, key=merge.Truncate.order)
 
     def _record_truncates(self, spark, table: str, keyschema: T.StructType, truncates) -> None:
         if not truncates:
@@ -345,12 +447,12 @@ class BatchWriter:
         # read twice (the lake's rows, its deletes): computed once
         return spark.createDataFrame(rows.map(lambda c: c.key).distinct(), keyschema).persist()
 
-    def _upsert(self, spark, path, table, keycols, schema, rows, truncates) -> None:
+    def _upsert(self, spark, path, table, keycols, schema, rows, truncates, info) -> None:
         from delta.tables import DeltaTable
 
         keyschema = T.StructType([schema[c] for c in keycols])
         state = self._state(spark, table, keyschema)
-        all_truncates = sorted(self._state_truncates(state) + truncates, key=merge.Truncate.order)
+        all_truncates = self._all_truncates(state, info, truncates)
         keys = self._keys_df(spark, rows, keyschema).alias("k")
         target = spark.read.format("delta").load(path).alias("t")
         cond = F.expr(_key_condition(keycols, "t", "k"))
@@ -429,12 +531,12 @@ class BatchWriter:
             DeltaTable.forPath(spark, path).delete(f"__lsn < {t.lsn} OR (__lsn = {t.lsn} AND __pos < {t.pos})")
         self._record_truncates(spark, table, keyschema, truncates)
 
-    def _scd2(self, spark, path, table, keycols, schema, rows, truncates) -> None:
+    def _scd2(self, spark, path, table, keycols, schema, rows, truncates, info) -> None:
         from delta.tables import DeltaTable
 
         keyschema = T.StructType([schema[c] for c in keycols])
         state = self._state(spark, table, keyschema)
-        all_truncates = sorted(self._state_truncates(state) + truncates, key=merge.Truncate.order)
+        all_truncates = self._all_truncates(state, info, truncates)
         keys = self._keys_df(spark, rows, keyschema).alias("k")
         target = spark.read.format("delta").load(path).alias("t")
         existing = target.join(keys, F.expr(_key_condition(keycols, "t", "k")), "left_semi")
@@ -517,6 +619,15 @@ def _toasted_create(c) -> frozenset:
     return frozenset((c.lsn,)) if c.op == "c" and c.unavailable else frozenset()
 
 
+def _half(c) -> list:
+    """[(table, lsn, op, key, since)] for a key change's delete or create, else []."""
+    return [(c.table, c.lsn, c.op, c.key, c.since)] if c.moved else []
+
+
+def _lsn_text(lsn: int) -> str:
+    return f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
+
+
 def _plain(v):
     """A value read from Spark as the decoder makes it (Rows of structs as tuples)."""
     if isinstance(v, T.Row):
@@ -573,14 +684,16 @@ def check_topics(spark: SparkSession, config: Config, wait_seconds: float = 0) -
         time.sleep(1)
 
 
-def start(spark: SparkSession, config: Config):
-    """Start the streaming query; returns it (awaitTermination is the caller's)."""
+def start(spark: SparkSession, config: Config, writer: BatchWriter | None = None):
+    """Start the streaming query; returns it (awaitTermination is the caller's).
+    A new writer for every start: a restart runs the unfinished batch again."""
     reader = (
         spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", config.bootstrap)
         .option("startingOffsets", config.starting_offsets)
         .option("maxOffsetsPerTrigger", str(config.max_offsets))
         .option("failOnDataLoss", "true")
+        .option("includeHeaders", "true")
     )
     if config.pattern:
         reader = reader.option("subscribePattern", config.pattern)
@@ -591,7 +704,7 @@ def start(spark: SparkSession, config: Config):
     writer = (
         reader.load()
         .writeStream.queryName(config.query_name)
-        .foreachBatch(BatchWriter(config))
+        .foreachBatch(writer or BatchWriter(config))
         .option("checkpointLocation", config.checkpoint_path())
     )
     if config.available_now:

@@ -140,15 +140,28 @@ def resolve_scd2(
     opens the next version), a delete, a truncate (valid_to, __end_lsn,
     __end_pos); is_current while no such change came.
     """
+    truncated = {t.order() for t in truncates}
     mark = NONE
     cur = None
+    latest = None
     for v in versions:
-        mark = max(mark, (v["__lsn"], v["__pos"]))
-        if v["__end_lsn"] is not None:
-            mark = max(mark, (v["__end_lsn"], v["__end_pos"]))
+        start = (v["__lsn"], v["__pos"])
+        end = None if v["__end_lsn"] is None else (v["__end_lsn"], v["__end_pos"])
+        mark = max(mark, start)
+        # a truncate's closing is no watermark: see below
+        if end is not None and end not in truncated:
+            mark = max(mark, end)
         if v["is_current"]:
             cur = dict(v)
+        if latest is None or start > (latest["__lsn"], latest["__pos"]):
+            latest = v
     out: dict[tuple[int, int], dict] = {}
+    if cur is None and latest is not None and (latest["__end_lsn"], latest["__end_pos"]) in truncated:
+        # the key's records held back for a key change (hold_back) come
+        # after a truncate of the table that closed the key's version: the
+        # version is current again until the truncate, which closes it
+        # again unless a held back change closed it first
+        cur = dict(latest, valid_to=None, is_current=True, __end_lsn=None, __end_pos=None)
 
     def close(lsn: int, pos: int, ts_ms: int) -> None:
         cur["valid_to"] = ts(ts_ms)
@@ -225,7 +238,7 @@ def fill_key_change(change, previous: dict | None):
     values = dict(change.values)
     for col in change.unavailable:
         values[col] = previous.get(col)
-    return type(change)(
+    filled = type(change)(
         change.table,
         change.op,
         change.lsn,
@@ -237,6 +250,52 @@ def fill_key_change(change, previous: dict | None):
         change.schema,
         change.keycols,
     )
+    filled.moved, filled.since = change.moved, change.since
+    return filled
+
+
+# A key change's delete and create are on the partitions of two keys, so a
+# micro-batch can hold one without the other; then neither key can be
+# resolved right (the create's placeholders need the old row just before
+# the delete, which the lake either no longer has or has not reached yet).
+# Such keys are held back: their records wait for a later batch, read again
+# with it, until the other half has come.
+
+
+def hold_back(halves: Iterable[tuple], batch_id: int, wait: int) -> tuple[set, list]:
+    """The keys whose records wait for a later micro-batch.
+
+    halves: (table, lsn, op, key, since) of the batch's key-change records
+    (a delete carrying __debezium.newkey, a create carrying
+    __debezium.oldkey); since is the batch that first read the record.  A
+    half whose other half is not in the batch holds back its key, and with
+    it every key it is joined to by the batch's complete key changes (a key
+    changed twice hands its row on).  A half that has waited `wait` batches
+    (its other half was skipped, or read before the query started) goes on
+    alone.  Returns ({(table, key)} held back, [(table, lsn)] gone on alone).
+    """
+    parent: dict = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    pairs: dict[tuple, list] = {}
+    for table, lsn, op, key, since in halves:
+        pairs.setdefault((table, lsn), []).append((op, (table, key), since))
+    orphans = []
+    for tl, hs in pairs.items():
+        first = find(hs[0][1])
+        for _, node, _ in hs[1:]:
+            parent[find(node)] = first
+        if not {"c", "d"} <= {op for op, _, _ in hs}:
+            orphans.append((tl, hs[0][1], min(since for _, _, since in hs)))
+    waiting = {find(node) for _, node, since in orphans if batch_id - since < wait}
+    held = {node for node in parent if find(node) in waiting}
+    alone = sorted(tl for tl, node, _ in orphans if find(node) not in waiting)
+    return held, alone
 
 
 # ---------------------------------------------------------------- append
