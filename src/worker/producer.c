@@ -675,6 +675,12 @@ producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, 
 	 * otherwise; consumers decompress whatever the batch says.
 	 */
 	conf_set_or_fail(conf, "compression.type", "lz4");
+	/*
+	 * A record waits this long for others to share its batch (librdkafka's
+	 * default is 5 ms): at a steady rate that is most of the latency, and a
+	 * catch-up fills batches while earlier ones are in flight regardless.
+	 */
+	conf_set_or_fail(conf, "linger.ms", "1");
 	/* cdc_kafka.max_inflight_bytes bounds what is queued, not librdkafka */
 	conf_set_or_fail(conf, "queue.buffering.max.messages", "10000000");
 	conf_set_or_fail(conf, "queue.buffering.max.kbytes", "2147483647");

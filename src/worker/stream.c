@@ -1166,6 +1166,10 @@ stream_read(CdcStream *s, int max_ms)
 	 */
 	MemoryContext oldcxt = MemoryContextSwitchTo(s->cxt);
 
+	s->flushed_seen = compat_flush_rec_ptr();
+	if (s->ctx->reader->EndRecPtr < end)
+		s->last_wal_at = GetCurrentTimestamp();
+
 	while (!s->blocked && !s->abandoned && s->ctx->reader->EndRecPtr < end)
 	{
 		char	   *errm = NULL;
@@ -1207,6 +1211,37 @@ stream_poll(CdcStream *s, int timeout_ms)
 	else
 		producer_poll(s->producer);
 	check_producer(s);
+}
+
+/* WAL came this recently: the stream is busy, look for more every millisecond */
+#define WAL_ACTIVE_MS 1000
+
+/*
+ * Caught up: sleep until more WAL is flushed, Kafka has something to
+ * report, the latch is set or timeout_ms pass.  PostgreSQL wakes only
+ * walsenders when WAL is flushed, so the flush position is looked at:
+ * every millisecond while WAL keeps coming (a commit waits at most that
+ * long to be read, not cdc_kafka.poll_interval), else once per timeout_ms
+ * (an idle server is not woken a thousand times a second).
+ */
+void
+stream_wait_for_wal(CdcStream *s, int timeout_ms)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz until = TimestampTzPlusMilliseconds(now, timeout_ms);
+
+	if (timeout_ms <= 1 || TimestampDifferenceExceeds(s->last_wal_at, now, WAL_ACTIVE_MS))
+	{
+		stream_poll(s, timeout_ms);
+		return;
+	}
+	while (now < until && compat_flush_rec_ptr() <= s->flushed_seen)
+	{
+		producer_wait(s->producer, 1);
+		check_producer(s);
+		CHECK_FOR_INTERRUPTS();
+		now = GetCurrentTimestamp();
+	}
 }
 
 /*

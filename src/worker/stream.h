@@ -116,6 +116,8 @@ struct CdcStream
 	int64		retries_seen;	/* transient errors already published */
 	TimestampTz last_ack_time;
 	TimestampTz last_stats_flush;
+	XLogRecPtr	flushed_seen;	/* WAL flushed when stream_read last looked */
+	TimestampTz last_wal_at;	/* when stream_read last found WAL to read */
 	HTAB	   *table_counts;
 
 	/* the snapshot side's ears (see CdcSnapshotHooks), or all NULL */
@@ -155,6 +157,7 @@ extern void stream_start_decoding(CdcStream *s, const CdcStreamConfig *cfg);
 extern void stream_close(CdcStream *s, int flush_ms);
 extern bool stream_read(CdcStream *s, int max_ms);
 extern void stream_poll(CdcStream *s, int timeout_ms);
+extern void stream_wait_for_wal(CdcStream *s, int timeout_ms);
 extern void stream_confirm(CdcStream *s, bool force);
 extern void stream_heartbeat(CdcStream *s, const CdcOptions *opts);
 extern void stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked);

@@ -925,7 +925,7 @@ stream_until_done(CdcStream *s, const CdcStreamConfig *cfg, const char *fingerpr
 		 * Caught up: wait for WAL, the reports of what is in flight, the
 		 * latch; the postmaster's death ends the process here too.
 		 */
-		stream_poll(s, settings_poll_interval_ms);
+		stream_wait_for_wal(s, settings_poll_interval_ms);
 		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextSwitchTo(sessioncxt);
