@@ -51,12 +51,19 @@
 #                            PostgreSQL wrote in the commit record)
 #         commit -> encoded  payload.ts_us (when the worker encoded the
 #                            record) - source.ts_us: WAL flush, the worker's
-#                            poll (cdc_kafka.poll_interval, 10 ms), decoding
+#                            look for new WAL (every 1 ms while WAL comes,
+#                            else cdc_kafka.poll_interval), decoding
 #         encoded -> append  Kafka timestamp - payload.ts_us: librdkafka's
-#                            linger (5 ms), the network, the broker
+#                            linger (cdc_kafka's 1 ms), the network, the broker
 #         insert -> append   Kafka timestamp - the row's clock_timestamp()
 #       Same host, same clock.  Kafka timestamps have millisecond resolution
 #       (truncated: the figures are up to 1 ms low).
+#   (d) many tables (--tables N; left out by default): per round, --rows
+#       rows into bench_rows, then --rows rows spread over N tables of the same
+#       shape (N topics; each transaction of --txn-rows rows touches them all),
+#       each load streamed, schemas=on, by a slot created just before it; the
+#       catch-up time of the N tables against the one table's, round by round
+#       (target: at least 0.9x).
 #   Worker memory: VmRSS sampled every 0.2 s (max shown, and RssAnon, its
 #   private part) and VmHWM (the peak, reset through /proc/PID/clear_refs
 #   before each run) of the worker process, from /proc/<cdc_kafka.status.pid>;
@@ -124,8 +131,8 @@
 #                           in the background during a run (the script runs
 #                           CHECKPOINT after each load)
 #     logical_decoding_work_mem = 64MB (the default), jit = off
-#   Every other cdc_kafka setting is its default (librdkafka's defaults:
-#   linger 5 ms, batches up to 10,000 messages / 1 MB; max_inflight_bytes 64MB).
+#   Every other cdc_kafka setting is its default (linger.ms 1; librdkafka's
+#   batches up to 10,000 messages / 1 MB; max_inflight_bytes 64MB).
 #   The installed cdc_kafka.so is loaded once, when the server starts (it is
 #   preloaded, and every backend and the worker are forked from the
 #   postmaster), so a "make install" by someone else during the run changes
@@ -140,7 +147,7 @@
 #
 # USAGE
 #   bench/stream.sh [--rows N] [--txn-rows N] [--repeat N] [--latency-seconds N]
-#                   [--rate N] [--partitions N] [--pg-port N] [--kafka-port N]
+#                   [--rate N] [--partitions N] [--tables N] [--pg-port N] [--kafka-port N]
 #                   [--workdir DIR] [--compression CODEC] [--skip-debezium] [--perf]
 #                   [--no-record] [--keep]
 #     --rows N             row changes per throughput run (default 1000000)
@@ -149,6 +156,8 @@
 #     --latency-seconds N  length of the steady-rate run (default 30)
 #     --rate N             its transactions per second (default 1000)
 #     --partitions N       partitions of every topic (default 3)
+#     --tables N           run (d) with N tables (default 0: not run; 1000 for
+#                          issue 13's target)
 #     --pg-port N          PostgreSQL TCP port on 127.0.0.1 (default 54359)
 #     --kafka-port N       Kafka client port; N+1 is the controller's (default 39792)
 #     --workdir DIR        directory for both servers (must not exist)
@@ -189,6 +198,7 @@ COMPRESSION=lz4
 PERF=0
 RECORD=1
 KEEP=0
+TABLES=0 # --tables: phase (d) with that many tables (0: left out)
 TIMEOUT=1800 # seconds any one run may take
 
 PERF_DIR=$HERE/work/stream-profile # --perf
@@ -211,6 +221,7 @@ stream_option()
 		--latency-seconds) LAT_SECONDS=${2-} ;;
 		--rate) LAT_RATE=${2-} ;;
 		--compression) COMPRESSION=${2-} ;;
+		--tables) TABLES=${2-} ;;
 		*) OPT_WORDS=0; return ;;
 	esac
 	(($# >= 2)) || die "$1 needs a value"
@@ -221,6 +232,7 @@ parse_args()
 	parse_options stream_option "$@"
 	[[ $COMPRESSION =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--compression: none, gzip, snappy, lz4 or zstd"
 	check_uints ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT
+	[[ $TABLES =~ ^[0-9]+$ ]] && ((10#$TABLES <= 9999)) || die "--tables: 0 to 9999"
 }
 
 # pgbench and pg_recvlogical, besides bench/lib.sh's tools.
@@ -272,13 +284,15 @@ EOF
 
 # ---- the worker -------------------------------------------------------------------
 
-# Settings of the next session: slot, topic prefix, schemas.  The worker is
+# Settings of the next session: slot, topic prefix, schemas, publication
+# (default cdc_kafka).  The worker is
 # stopped; it re-reads its settings on the SIGHUP of the reload.
 worker_configure()
 {
 	bench_psql -c "ALTER SYSTEM SET cdc_kafka.slot_name = '$1'" \
 		-c "ALTER SYSTEM SET cdc_kafka.topic_prefix = '$2'" \
 		-c "ALTER SYSTEM SET cdc_kafka.schemas = '$3'" \
+		-c "ALTER SYSTEM SET cdc_kafka.publication_name = '${4:-cdc_kafka}'" \
 		-c "SELECT pg_reload_conf()" >/dev/null
 	sleep 1
 }
@@ -298,6 +312,8 @@ make_topics()
 		topics+=("a_on_$r.public.bench_rows" "a_off_$r.public.bench_rows" "k_on_$r.alone" "k_off_$r.alone")
 	done
 	((!DEBEZIUM)) || topics+=(dbz.public.bench_rows)
+	for ((r = 1; r <= REPEAT && TABLES > 0; r++)); do topics+=("t1_$r.public.bench_rows"); done
+	for ((r = 1; r <= TABLES; r++)); do topics+=("$(printf 'tn.public.many_%04d' "$r")"); done
 	create_topics "${topics[@]}"
 }
 
@@ -339,11 +355,13 @@ run_floor()
 	log "  floor (pg_recvlogical, test_decoding): ${SECS[$key]} s"
 }
 
-# One catch-up of the worker: run key, slot, topic prefix, schemas (on/off).
+# One catch-up of the worker: run key, slot, topic prefix, schemas (on/off),
+# and the publication (default cdc_kafka, whose table is bench_rows; another
+# one's topics are not checked nor timed here).
 run_cdc_catchup()
 {
-	local key=$1 slot=$2 prefix=$3 schemas=$4 base pid t0 records last_ack used
-	worker_configure "$slot" "$prefix" "$schemas"
+	local key=$1 slot=$2 prefix=$3 schemas=$4 pub=${5:-cdc_kafka} base pid t0 records last_ack used
+	worker_configure "$slot" "$prefix" "$schemas" "$pub"
 	base=$(records_sent)
 	pid=$(worker_pid)
 	measure_begin "$pid"
@@ -355,8 +373,10 @@ run_cdc_catchup()
 	worker_stop
 	[[ $used == "$slot" ]] || die "the worker streamed slot $used, not $slot (settings not reloaded in time?)"
 	((records == base + ROWS)) || die "the worker acknowledged $((records - base)) records, expected $ROWS"
-	check_topic "$prefix.public.bench_rows" "$ROWS"
-	kafka_times "$key" "$prefix.public.bench_rows" "$t0"
+	if [[ $pub == cdc_kafka ]]; then
+		check_topic "$prefix.public.bench_rows" "$ROWS"
+		kafka_times "$key" "$prefix.public.bench_rows" "$t0"
+	fi
 	SECS[$key]=$(calc "$last_ack - $t0")
 	log "  cdc_kafka schemas=$schemas: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB"
 }
@@ -527,6 +547,45 @@ SQL
 	log "  ${LAT[n]} records; commit -> append p50/p99/p99.9/max: ${LAT[1]} ms"
 }
 
+# ---- (d) many tables ------------------------------------------------------------------------
+
+# --tables N tables shaped like bench_rows, many_0001 .. many_N, in their own
+# publication (cdc_kafka_many)
+create_many_tables()
+{
+	local t names=()
+	for ((t = 1; t <= TABLES; t++)); do names+=("$(printf 'many_%04d' "$t")"); done
+	{
+		for t in "${names[@]}"; do echo "CREATE TABLE $t (LIKE bench_rows INCLUDING ALL);"; done
+		echo "CREATE PUBLICATION cdc_kafka_many FOR TABLE $(IFS=,; echo "${names[*]}");"
+	} | bench_psql >/dev/null
+}
+
+# Per round: --rows rows into bench_rows (one topic), then the same number
+# spread over the N tables (N topics, each transaction touching them all),
+# each load streamed (schemas on) by a slot created just before it.
+phase_tables()
+{
+	local r
+	((TABLES > 0)) || return 0
+	log "(d) $TABLES tables: creating them"
+	create_many_tables
+	for ((r = 1; r <= REPEAT; r++)); do
+		log "(d) $TABLES tables, round $r of $REPEAT: loading $ROWS rows into 1 table, then $ROWS into $TABLES"
+		{
+			echo "TRUNCATE bench_rows, $(seq -f 'many_%04g' -s ', ' 1 "$TABLES");"
+			echo "SELECT 1 FROM pg_create_logical_replication_slot('tables_one_$r', 'cdc_kafka');"
+		} | bench_psql >/dev/null
+		WORKLOAD_TABLES=0 load_rows >/dev/null
+		create_slot "tables_all_$r"
+		WORKLOAD_TABLES=$TABLES load_rows >/dev/null
+		q "CHECKPOINT" >/dev/null
+		run_cdc_catchup "tone_$r" "tables_one_$r" "t1_$r" on
+		run_cdc_catchup "tall_$r" "tables_all_$r" tn on cdc_kafka_many
+		q "SELECT pg_drop_replication_slot('tables_one_$r'), pg_drop_replication_slot('tables_all_$r')" >/dev/null
+	done
+}
+
 # ---- report ---------------------------------------------------------------------------------
 
 # Over the rounds of run kind $1: median seconds (and all of them), start-up,
@@ -627,6 +686,25 @@ report_latency()
 	printf '%-36s %7s %7s %7s %7s\n' "insert (clock_timestamp) -> append" ${LAT[4]}
 }
 
+report_tables()
+{
+	local one_rate
+	echo "(d) $TABLES tables: $ROWS rows into 1 table, and $ROWS spread over $TABLES tables ($TABLES topics," \
+		"$TXN_ROWS rows a transaction, each touching every table); schemas=on catch-up, median of $REPEAT rounds"
+	summarise_rounds tone
+	summarise_rounds tall
+	one_rate=$(calc "$ROWS / ${SECS[tone]}" '%.3f')
+	printf '%-28s %8s %9s %7s  %s\n' run seconds rows/s x_one all_s
+	awk -v s="${SECS[tone]}" -v n="$ROWS" -v o="$one_rate" -v all="${SECS[tone_all]}" \
+		'BEGIN { printf "%-28s %8.2f %9.0f %7.2f  %s\n", "cdc_kafka, 1 table", s, n / s, n / s / o, all }'
+	awk -v l="cdc_kafka, $TABLES tables" -v s="${SECS[tall]}" -v n="$ROWS" -v o="$one_rate" -v all="${SECS[tall_all]}" \
+		'BEGIN { printf "%-28s %8.2f %9.0f %7.2f  %s\n", l, s, n / s, n / s / o, all }'
+	echo "    x_one round by round (median): $(round_ratios tone tall)"
+	resources_header "    resources"
+	resources_line "cdc_kafka, 1 table" tone
+	resources_line "cdc_kafka, $TABLES tables" tall
+}
+
 report_targets()
 {
 	local floor_rate=$1 ratio verdict p99
@@ -636,6 +714,11 @@ report_targets()
 	printf '  %-48s measured %7s   %s\n' "catch-up, schemas=on >= 0.6 x floor (per round)" "${ratio}x" "$verdict"
 	printf '  %-48s measured %7s   (reference, no target)\n' "catch-up, schemas=on / Kafka alone (kcat)" \
 		"$(calc "${SECS[kon]} / ${SECS[on]}" '%.2f')x"
+	if ((TABLES > 0)); then
+		ratio=$(round_ratios tone tall | sed -E 's/.*\((.*)\)/\1/')
+		verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.9) ? "PASS" : "MISS"}')
+		printf '  %-48s measured %7s   %s\n' "$TABLES tables >= 0.9 x 1 table (per round)" "${ratio}x" "$verdict"
+	fi
 	p99=$(cut -d' ' -f2 <<<"${LAT[1]}")
 	verdict=$(awk -v p="$p99" 'BEGIN {print (p < 50) ? "PASS" : "MISS"}')
 	printf '  %-48s measured %7s   %s\n' "latency commit -> Kafka, p99 < 50 ms" "${p99} ms" "$verdict"
@@ -665,6 +748,10 @@ report()
 	echo
 	report_latency
 	echo
+	if ((TABLES > 0)); then
+		report_tables
+		echo
+	fi
 	report_targets "$floor_rate"
 }
 
@@ -683,6 +770,7 @@ main()
 	phase_catchup
 	phase_live
 	phase_latency
+	phase_tables
 	report | tee "$WORK/summary.txt"
 	record_results "$WORK/summary.txt" "## Streaming benchmark: latest run of bench/stream.sh"
 }

@@ -19,18 +19,11 @@ CREATE TABLE bench_rows (
 EOF
 }
 
-# INSERT statements of TXN_ROWS rows each, every one its own transaction, each
-# followed by the time (epoch seconds) right after its commit.
-workload_sql()
+# One INSERT of rows $2..$3 of the benchmark's shape into table $1.
+rows_insert()
 {
-	local first last
-	echo "SELECT setseed(0.42);"
-	echo "SELECT extract(epoch FROM clock_timestamp());"
-	for ((first = 1; first <= ROWS; first += TXN_ROWS)); do
-		last=$((first + TXN_ROWS - 1))
-		((last <= ROWS)) || last=$ROWS
-		cat <<EOF
-INSERT INTO bench_rows
+	cat <<EOF
+INSERT INTO $1
 SELECT i,
        floor(random() * 2000000000 - 1000000000)::int,
        'order ' || i || ' for '
@@ -39,8 +32,34 @@ SELECT i,
        round((random() * 2000000 - 500000)::numeric, 2),
        timestamptz '2020-01-01 00:00:00+00' + random() * interval '5 years',
        random() < 0.5
-  FROM generate_series($first, $last) AS i;
-SELECT extract(epoch FROM clock_timestamp());
+  FROM generate_series($2, $3) AS i;
 EOF
+}
+
+# INSERT statements of TXN_ROWS rows each, every one its own transaction, each
+# followed by the time (epoch seconds) right after its commit.  With
+# WORKLOAD_TABLES=N (> 0) the rows go to many_0001 .. many_N instead of
+# bench_rows, each transaction's rows spread evenly over them.
+workload_sql()
+{
+	local first last t per lo hi
+	echo "SELECT setseed(0.42);"
+	echo "SELECT extract(epoch FROM clock_timestamp());"
+	for ((first = 1; first <= ROWS; first += TXN_ROWS)); do
+		last=$((first + TXN_ROWS - 1))
+		((last <= ROWS)) || last=$ROWS
+		if ((${WORKLOAD_TABLES:-0} > 0)); then
+			echo "BEGIN;"
+			per=$(((last - first + WORKLOAD_TABLES) / WORKLOAD_TABLES))
+			for ((t = 1; t <= WORKLOAD_TABLES; t++)); do
+				lo=$((first + (t - 1) * per)) hi=$((first + t * per - 1))
+				((hi <= last)) || hi=$last
+				((lo > hi)) || rows_insert "$(printf 'many_%04d' "$t")" "$lo" "$hi"
+			done
+			echo "COMMIT;"
+		else
+			rows_insert bench_rows "$first" "$last"
+		fi
+		echo "SELECT extract(epoch FROM clock_timestamp());"
 	done
 }
