@@ -447,16 +447,24 @@ class BatchWriter:
         # read twice (the lake's rows, its deletes): computed once
         return spark.createDataFrame(rows.map(lambda c: c.key).distinct(), keyschema).persist()
 
-    def _upsert(self, spark, path, table, keycols, schema, rows, truncates, info) -> None:
-        from delta.tables import DeltaTable
-
+    def _batch_keys(self, spark, path, table, keycols, schema, rows, truncates, info):
+        """What UPSERT and SCD2 start from: the key's schema, the table's state,
+        every truncate that matters, the batch's keys, the join condition on
+        them and the lake's rows of those keys."""
         keyschema = T.StructType([schema[c] for c in keycols])
         state = self._state(spark, table, keyschema)
         all_truncates = self._all_truncates(state, info, truncates)
         keys = self._keys_df(spark, rows, keyschema).alias("k")
-        target = spark.read.format("delta").load(path).alias("t")
         cond = F.expr(_key_condition(keycols, "t", "k"))
-        existing = target.join(keys, cond, "left_semi")
+        existing = spark.read.format("delta").load(path).alias("t").join(keys, cond, "left_semi")
+        return keyschema, state, all_truncates, keys, cond, existing
+
+    def _upsert(self, spark, path, table, keycols, schema, rows, truncates, info) -> None:
+        from delta.tables import DeltaTable
+
+        keyschema, state, all_truncates, keys, cond, existing = self._batch_keys(
+            spark, path, table, keycols, schema, rows, truncates, info
+        )
         deleted = (
             state.alias("t")
             .where("__op = 'd'")
@@ -534,12 +542,9 @@ class BatchWriter:
     def _scd2(self, spark, path, table, keycols, schema, rows, truncates, info) -> None:
         from delta.tables import DeltaTable
 
-        keyschema = T.StructType([schema[c] for c in keycols])
-        state = self._state(spark, table, keyschema)
-        all_truncates = self._all_truncates(state, info, truncates)
-        keys = self._keys_df(spark, rows, keyschema).alias("k")
-        target = spark.read.format("delta").load(path).alias("t")
-        existing = target.join(keys, F.expr(_key_condition(keycols, "t", "k")), "left_semi")
+        keyschema, _, all_truncates, keys, _, existing = self._batch_keys(
+            spark, path, table, keycols, schema, rows, truncates, info
+        )
         lake = self._keyed(rows, existing, keycols, "V", lambda d: d)
 
         def before(changes, items, lsn):
