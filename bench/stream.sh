@@ -148,8 +148,8 @@
 # USAGE
 #   bench/stream.sh [--rows N] [--txn-rows N] [--repeat N] [--latency-seconds N]
 #                   [--rate N] [--partitions N] [--tables N] [--pg-port N] [--kafka-port N]
-#                   [--workdir DIR] [--compression CODEC] [--skip-debezium] [--perf]
-#                   [--no-record] [--keep]
+#                   [--workdir DIR] [--compression CODEC] [--kafka-properties P]
+#                   [--skip-debezium] [--perf] [--no-record] [--keep]
 #     --rows N             row changes per throughput run (default 1000000)
 #     --txn-rows N         rows per loading transaction (default 100000)
 #     --repeat N           catch-up rounds of floor, schemas=on/off, Kafka alone (default 3)
@@ -165,10 +165,13 @@
 #                          (cdc_kafka.kafka_properties), Debezium's, kcat's
 #                          (default lz4, cdc_kafka's default; none is the
 #                          Kafka clients' and Debezium's default)
+#     --kafka-properties P more of the worker's cdc_kafka.kafka_properties,
+#                          after compression.type ('linger.ms=20; ...')
 #     --skip-debezium      leave out the Debezium run
 #     --perf               perf record the worker during the first schemas=on
-#                          catch-up (its figures are then slightly lower); the
-#                          report goes to bench/work/stream-profile/
+#                          catch-up, or with --tables during the first one of
+#                          the N tables (its figures are then slightly lower);
+#                          the report goes to bench/work/stream-profile/
 #     --no-record          do not write the figures into bench/RESULTS.md
 #     --keep               leave both servers running and the directory in place
 #   Needs cdc_kafka installed (make && make install, as root; installed here
@@ -199,9 +202,11 @@ PERF=0
 RECORD=1
 KEEP=0
 TABLES=0 # --tables: phase (d) with that many tables (0: left out)
+KAFKA_PROPS='' # --kafka-properties: more of the worker's kafka_properties
 TIMEOUT=1800 # seconds any one run may take
 
 PERF_DIR=$HERE/work/stream-profile # --perf
+PERF_RUN=on_1 # the run --perf records (tall_1 with --tables)
 
 END_LSN=""
 
@@ -222,6 +227,7 @@ stream_option()
 		--rate) LAT_RATE=${2-} ;;
 		--compression) COMPRESSION=${2-} ;;
 		--tables) TABLES=${2-} ;;
+		--kafka-properties) KAFKA_PROPS=${2-} ;;
 		*) OPT_WORDS=0; return ;;
 	esac
 	(($# >= 2)) || die "$1 needs a value"
@@ -233,6 +239,7 @@ parse_args()
 	[[ $COMPRESSION =~ ^(none|gzip|snappy|lz4|zstd)$ ]] || die "--compression: none, gzip, snappy, lz4 or zstd"
 	check_uints ROWS TXN_ROWS REPEAT LAT_SECONDS LAT_RATE PARTITIONS PG_PORT KAFKA_PORT
 	[[ $TABLES =~ ^[0-9]+$ ]] && ((10#$TABLES <= 9999)) || die "--tables: 0 to 9999"
+	((TABLES == 0)) || PERF_RUN=tall_1
 }
 
 # pgbench and pg_recvlogical, besides bench/lib.sh's tools.
@@ -365,10 +372,10 @@ run_cdc_catchup()
 	base=$(records_sent)
 	pid=$(worker_pid)
 	measure_begin "$pid"
-	if ((PERF)) && [[ $key == on_1 ]]; then perf_begin "$pid"; fi
+	if ((PERF)) && [[ $key == "$PERF_RUN" ]]; then perf_begin "$pid"; fi
 	t0=$(worker_start)
 	read -r records last_ack used <<<"$(wait_acked $((base + ROWS)))"
-	if [[ -n $PERF_PID ]] && [[ $key == on_1 ]]; then perf_end; fi
+	if [[ -n $PERF_PID ]] && [[ $key == "$PERF_RUN" ]]; then perf_end; fi
 	measure_end "$pid" "$key"
 	worker_stop
 	[[ $used == "$slot" ]] || die "the worker streamed slot $used, not $slot (settings not reloaded in time?)"
@@ -561,6 +568,24 @@ create_many_tables()
 	} | bench_psql >/dev/null
 }
 
+# Before anything is measured, the N tables' topics take a round's rows
+# once, as the one table's topic was warmed up (warm_up_kafka).  The first
+# round of writes into 3,000 new partitions took this machine's broker 20 to
+# 40 times longer than the next ones, most of it in the kernel reclaiming
+# page cache: each partition's two index files are 10 MB sparse files the
+# broker maps, and the VM's disk reads ahead 8 MB on a fault.
+warm_up_many_topics()
+{
+	log "(d) $TABLES tables: their topics' first writes, $ROWS rows (not measured)"
+	{
+		echo "TRUNCATE $(seq -f 'many_%04g' -s ', ' 1 "$TABLES");"
+		echo "SELECT 1 FROM pg_create_logical_replication_slot('tables_warm', 'cdc_kafka');"
+	} | bench_psql >/dev/null
+	WORKLOAD_TABLES=$TABLES load_rows >/dev/null
+	run_cdc_catchup twarm tables_warm tn on cdc_kafka_many
+	q "SELECT pg_drop_replication_slot('tables_warm')" >/dev/null
+}
+
 # Per round: --rows rows into bench_rows (one topic), then the same number
 # spread over the N tables (N topics, each transaction touching them all),
 # each load streamed (schemas on) by a slot created just before it.
@@ -570,6 +595,7 @@ phase_tables()
 	((TABLES > 0)) || return 0
 	log "(d) $TABLES tables: creating them"
 	create_many_tables
+	warm_up_many_topics
 	for ((r = 1; r <= REPEAT; r++)); do
 		log "(d) $TABLES tables, round $r of $REPEAT: loading $ROWS rows into 1 table, then $ROWS into $TABLES"
 		{
@@ -763,7 +789,7 @@ main()
 	trap 'exit 130' INT TERM
 	make_workdir
 	start_kafka
-	start_postgres "cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION'"
+	start_postgres "cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION${KAFKA_PROPS:+; $KAFKA_PROPS}'"
 	create_schema
 	warm_up_kafka
 	make_topics
