@@ -52,6 +52,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/pmsignal.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -72,7 +73,19 @@ struct CdcProducer
 	bool		transactional;
 	int64		transient_errors;
 	char		transient_reason[512];	/* the last one */
+	HTAB	   *topics;			/* TopicHandle by name */
+	struct TopicHandle *last_topic;	/* the previous record's */
 };
+
+/* Longest topic name kept in the handle cache (Kafka allows 249 characters). */
+#define TOPIC_KEY_LEN	512
+
+/* The producer's handle of one topic, kept for the producer's life. */
+typedef struct TopicHandle
+{
+	char		name[TOPIC_KEY_LEN];	/* hash key */
+	rd_kafka_topic_t *rkt;
+} TopicHandle;
 
 /* Properties cdc_kafka sets itself; overriding them would void its guarantees. */
 static const char *const managed_properties[] = {
@@ -734,6 +747,69 @@ producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, 
 }
 
 /*
+ * The handle of a topic, created at its first record.  Given a name instead,
+ * librdkafka looks it up in the list of every topic it knows, under a lock,
+ * for each record: with a thousand captured tables that walk took a fifth
+ * of the worker's time.  NULL if librdkafka refuses the name (the error is
+ * in rd_kafka_last_error()).  *owned: the caller destroys the handle after
+ * producing (a name too long to be kept).
+ */
+static rd_kafka_topic_t *
+topic_handle(CdcProducer *p, const char *name, bool *owned)
+{
+	TopicHandle *th;
+	bool		found;
+
+	*owned = false;
+	if (p->last_topic != NULL && strcmp(p->last_topic->name, name) == 0)
+		return p->last_topic->rkt;
+	if (strlen(name) >= TOPIC_KEY_LEN)
+	{
+		*owned = true;
+		return rd_kafka_topic_new(p->rk, name, NULL);
+	}
+	if (p->topics == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = TOPIC_KEY_LEN;
+		ctl.entrysize = sizeof(TopicHandle);
+		ctl.hcxt = TopMemoryContext;
+		p->topics = hash_create("cdc_kafka topic handles", 64, &ctl,
+								HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	th = hash_search(p->topics, name, HASH_ENTER, &found);
+	if (!found)
+	{
+		th->rkt = rd_kafka_topic_new(p->rk, name, NULL);
+		if (th->rkt == NULL)
+		{
+			hash_search(p->topics, name, HASH_REMOVE, NULL);
+			return NULL;
+		}
+	}
+	p->last_topic = th;
+	return th->rkt;
+}
+
+/* Give back the topic handles; before rd_kafka_destroy, which waits for them. */
+static void
+release_topic_handles(CdcProducer *p)
+{
+	HASH_SEQ_STATUS seq;
+	TopicHandle *th;
+
+	if (p->topics == NULL)
+		return;
+	hash_seq_init(&seq, p->topics);
+	while ((th = hash_seq_search(&seq)) != NULL)
+		rd_kafka_topic_destroy(th->rkt);
+	hash_destroy(p->topics);
+	p->topics = NULL;
+	p->last_topic = NULL;
+}
+
+/*
  * Hand one record to librdkafka.  Returns RD_KAFKA_RESP_ERR_NO_ERROR, or
  * the error of a record librdkafka refuses outright (too large, ...);
  * a full local queue is waited out here (the caller's back-pressure keeps
@@ -746,7 +822,14 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 	{
 		rd_kafka_headers_t *hdrs = NULL;
 		rd_kafka_resp_err_t err;
+		bool		owned;
+		rd_kafka_topic_t *rkt = topic_handle(p, rec->topic, &owned);
 
+		if (rkt == NULL)
+		{
+			err = rd_kafka_last_error();
+			return err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : RD_KAFKA_RESP_ERR__INVALID_ARG;
+		}
 		if (rec->nheaders > 0)
 		{
 			hdrs = rd_kafka_headers_new(rec->nheaders);
@@ -755,7 +838,7 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 									rec->header_values[i], rec->header_lens[i]);
 		}
 		err = rd_kafka_producev(p->rk,
-								RD_KAFKA_V_TOPIC(rec->topic),
+								RD_KAFKA_V_RKT(rkt),
 								RD_KAFKA_V_PARTITION(rec->partition),
 								RD_KAFKA_V_TIMESTAMP(rec->timestamp),
 								RD_KAFKA_V_KEY(rec->key, rec->keylen),
@@ -764,6 +847,8 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 								RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 								RD_KAFKA_V_OPAQUE(opaque),
 								RD_KAFKA_V_END);
+		if (owned)
+			rd_kafka_topic_destroy(rkt);	/* a queued record holds its own */
 		if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
 			return err;
 		if (hdrs != NULL)
@@ -1037,6 +1122,7 @@ producer_destroy(CdcProducer *p)
 	rd_kafka_purge(p->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT |
 				   RD_KAFKA_PURGE_F_NON_BLOCKING);
 	rd_kafka_queue_destroy(p->mainq);
+	release_topic_handles(p);
 	rd_kafka_destroy(p->rk);
 	FreeWaitEventSet(p->waitset);
 	close_wakeup_pipe(p);
