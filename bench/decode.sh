@@ -44,8 +44,9 @@
 #   changes/s   inserted table rows decoded per second (--rows / median_s)
 #   x_td        median_s / test_decoding's median_s (same run)
 #   x_td_cpu    the same ratio of CPU times
-#   Then the targets (cdc_kafka schemas off <= 1.5 x test_decoding, schemas on
-#   <= 2 x test_decoding, judged on the wall-time medians) with PASS or MISS.
+#   Then issue 13's targets (cdc_kafka schemas off <= 0.6 x test_decoding,
+#   schemas on <= 1.3 x test_decoding, judged on the wall-time medians; they
+#   were 1.5 and 2 before issue 13) with PASS or MISS.
 #   This is a benchmark, not a test: it exits 0 whether the targets are met
 #   or missed, non-zero only when something failed to run.  Absolute times
 #   are noisy (the load average before and after is printed: on a busy
@@ -146,7 +147,7 @@ declare -A SLOT=([td]=bench_test_decoding [w2j]=bench_wal2json \
 declare -A OPTIONS=([td]="{}" [w2j]="{format-version,2}" \
 	[cdc_off]="{schemas,false}" [cdc_on]="{schemas,true}")
 # Targets: decoder -> maximum ratio of its time to test_decoding's.
-declare -A TARGET=([cdc_off]=1.5 [cdc_on]=2)
+declare -A TARGET=([cdc_off]=0.6 [cdc_on]=1.3)
 
 SERVER_STARTED=0
 CLUSTER_DIR=""

@@ -80,8 +80,8 @@
 #   x_floor   rows/s / the floor's rows/s; below the table the same ratio
 #             round by round (each run against the floor of its own round,
 #             minutes apart at most) and their median, which the target
-#             (schemas=on >= 0.6) is judged on: the load of a shared machine
-#             drifts between rounds
+#             (schemas=on >= 1.0, issue 13's; 0.6 before it) is judged on:
+#             the load of a shared machine drifts between rounds
 #   x_dbz     rows/s / Debezium's rows/s
 #   startup_s from the start (live: the first commit) to the broker's append
 #             of the first message; steady/s: rows / (last append - first
@@ -93,7 +93,7 @@
 #   resources cpu_s: CPU of the streamer process; broker_s: CPU of the Kafka
 #             broker; rss_MB highest VmRSS sampled; anon_MB highest RssAnon;
 #             hwm_MB VmHWM
-#   latency   p50/p99/p99.9/max in ms over every record   (target: p99 < 50 ms)
+#   latency   p50/p99/p99.9/max in ms over every record   (target: p99 <= 5 ms)
 #   PASS/MISS per target; then schemas=on's rate / Kafka alone's (no target):
 #   near 1 means the Kafka side (client and broker, sharing the 2 cores) is
 #   what bounds it, not decoding or encoding.  This is a benchmark, not a test: it exits 0
@@ -736,8 +736,8 @@ report_targets()
 	local floor_rate=$1 ratio verdict p99
 	echo "targets:"
 	ratio=$(round_ratios floor on | sed -E 's/.*\((.*)\)/\1/')
-	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.6) ? "PASS" : "MISS"}')
-	printf '  %-48s measured %7s   %s\n' "catch-up, schemas=on >= 0.6 x floor (per round)" "${ratio}x" "$verdict"
+	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 1.0) ? "PASS" : "MISS"}')
+	printf '  %-48s measured %7s   %s\n' "catch-up, schemas=on >= 1.0 x floor (per round)" "${ratio}x" "$verdict"
 	printf '  %-48s measured %7s   (reference, no target)\n' "catch-up, schemas=on / Kafka alone (kcat)" \
 		"$(calc "${SECS[kon]} / ${SECS[on]}" '%.2f')x"
 	if ((TABLES > 0)); then
@@ -746,8 +746,8 @@ report_targets()
 		printf '  %-48s measured %7s   %s\n' "$TABLES tables >= 0.9 x 1 table (per round)" "${ratio}x" "$verdict"
 	fi
 	p99=$(cut -d' ' -f2 <<<"${LAT[1]}")
-	verdict=$(awk -v p="$p99" 'BEGIN {print (p < 50) ? "PASS" : "MISS"}')
-	printf '  %-48s measured %7s   %s\n' "latency commit -> Kafka, p99 < 50 ms" "${p99} ms" "$verdict"
+	verdict=$(awk -v p="$p99" 'BEGIN {print (p <= 5) ? "PASS" : "MISS"}')
+	printf '  %-48s measured %7s   %s\n' "latency commit -> Kafka, p99 <= 5 ms" "${p99} ms" "$verdict"
 	((!PERF)) || echo "(--perf: the first schemas=on catch-up ran under perf record)"
 }
 
