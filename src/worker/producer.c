@@ -77,8 +77,11 @@ struct CdcProducer
 	struct TopicHandle *last_topic;	/* the previous record's */
 };
 
-/* Longest topic name kept in the handle cache (Kafka allows 249 characters). */
-#define TOPIC_KEY_LEN	512
+/*
+ * Room for the longest topic name librdkafka accepts (512 bytes; Kafka
+ * itself allows 249 characters) and its NUL.
+ */
+#define TOPIC_KEY_LEN	513
 
 /* The producer's handle of one topic, kept for the producer's life. */
 typedef struct TopicHandle
@@ -747,27 +750,25 @@ producer_create(const CdcProducerConfig *cfg, producer_delivery_cb on_delivery, 
 }
 
 /*
- * The handle of a topic, created at its first record.  Given a name instead,
- * librdkafka looks it up in the list of every topic it knows, under a lock,
- * for each record: with a thousand captured tables that walk took a fifth
- * of the worker's time.  NULL if librdkafka refuses the name (the error is
- * in rd_kafka_last_error()).  *owned: the caller destroys the handle after
- * producing (a name too long to be kept).
+ * Set *rkt to the handle of a topic, created at its first record.  Given a
+ * name instead, librdkafka looks it up in the list of every topic it knows,
+ * under a lock, for each record: with a thousand captured tables that walk
+ * was over half of the worker's main thread.  Returns the error of a name
+ * librdkafka refuses.
  */
-static rd_kafka_topic_t *
-topic_handle(CdcProducer *p, const char *name, bool *owned)
+static rd_kafka_resp_err_t
+topic_handle(CdcProducer *p, const char *name, rd_kafka_topic_t **rkt)
 {
 	TopicHandle *th;
 	bool		found;
 
-	*owned = false;
 	if (p->last_topic != NULL && strcmp(p->last_topic->name, name) == 0)
-		return p->last_topic->rkt;
-	if (strlen(name) >= TOPIC_KEY_LEN)
 	{
-		*owned = true;
-		return rd_kafka_topic_new(p->rk, name, NULL);
+		*rkt = p->last_topic->rkt;
+		return RD_KAFKA_RESP_ERR_NO_ERROR;
 	}
+	if (strlen(name) >= TOPIC_KEY_LEN)
+		return RD_KAFKA_RESP_ERR__INVALID_ARG;	/* as rd_kafka_topic_new says */
 	if (p->topics == NULL)
 	{
 		HASHCTL		ctl = {0};
@@ -784,12 +785,15 @@ topic_handle(CdcProducer *p, const char *name, bool *owned)
 		th->rkt = rd_kafka_topic_new(p->rk, name, NULL);
 		if (th->rkt == NULL)
 		{
+			rd_kafka_resp_err_t err = rd_kafka_last_error();
+
 			hash_search(p->topics, name, HASH_REMOVE, NULL);
-			return NULL;
+			return err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : RD_KAFKA_RESP_ERR__INVALID_ARG;
 		}
 	}
 	p->last_topic = th;
-	return th->rkt;
+	*rkt = th->rkt;
+	return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
 /* Give back the topic handles; before rd_kafka_destroy, which waits for them. */
@@ -822,14 +826,11 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 	{
 		rd_kafka_headers_t *hdrs = NULL;
 		rd_kafka_resp_err_t err;
-		bool		owned;
-		rd_kafka_topic_t *rkt = topic_handle(p, rec->topic, &owned);
+		rd_kafka_topic_t *rkt = NULL;
 
-		if (rkt == NULL)
-		{
-			err = rd_kafka_last_error();
-			return err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : RD_KAFKA_RESP_ERR__INVALID_ARG;
-		}
+		err = topic_handle(p, rec->topic, &rkt);
+		if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+			return err;
 		if (rec->nheaders > 0)
 		{
 			hdrs = rd_kafka_headers_new(rec->nheaders);
@@ -847,8 +848,6 @@ producer_send(CdcProducer *p, const CdcOutRecord *rec, void *opaque)
 								RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 								RD_KAFKA_V_OPAQUE(opaque),
 								RD_KAFKA_V_END);
-		if (owned)
-			rd_kafka_topic_destroy(rkt);	/* a queued record holds its own */
 		if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
 			return err;
 		if (hdrs != NULL)

@@ -915,7 +915,8 @@ define_flow_settings(void)
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("cdc_kafka.poll_interval",
 							"Wait between reads of new WAL when the worker has caught up.",
-							"While WAL came in the last second the worker looks every millisecond.", &settings_poll_interval_ms, 10, 1, 10000,
+							"While WAL came in the last second the worker looks every millisecond.",
+							&settings_poll_interval_ms, 10, 1, 10000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("cdc_kafka.restart_delay",
 							"Pause before a worker that stopped on an error is started again.",
