@@ -80,8 +80,10 @@ sub end_scenario
 	my ($rc, $out, $err) = finish_pgbench($pg);
 	note("$name: pgbench exit $rc" . ($rc ? " (expected when the server restarts): " . substr($err, -300) : ''));
 	ok(wait_streaming($node, timeout => 120), "$name: the worker streams again");
+	# a and b fault once 12,000 records were sent, sooner with a faster
+	# worker: these ~3 changes a transaction bring them past 20,000
 	($rc, $out, $err) = run_pgbench($node, tables => $tables, rows => $rows, clients => 4, jobs => 2,
-		transactions => 600);
+		transactions => 900);
 	is($rc, 0, "$name: changes after the fault are written") or diag($err);
 	ok(wait_caught_up($node, timeout => 300), "$name: the worker caught up");
 	my ($exp, $changes) = expected_versions($node, $tables);
