@@ -289,6 +289,100 @@ decimal_unscaled_bytes(const char *text, int scale, uint8_t *out,
 	return DECIMAL_OK;
 }
 
+/* Largest magnitude the digit path takes: 2^63 - 1, eight bytes with sign. */
+#define DECIMAL_DIRECT_LIMIT	UINT64_C(0x7FFFFFFFFFFFFFFF)
+
+/*
+ * acc * 10000 + add and acc * 10, or *overflow set when the result could
+ * pass the limit.  The bounds are constants, so no division at run time.
+ */
+static uint64_t
+decimal_times_10000_plus(uint64_t acc, uint32_t add, int *overflow)
+{
+	if (acc > (DECIMAL_DIRECT_LIMIT - 9999) / 10000)
+		*overflow = 1;
+	return acc * 10000 + add;
+}
+
+static uint64_t
+decimal_times_10(uint64_t acc, int *overflow)
+{
+	if (acc > DECIMAL_DIRECT_LIMIT / 10)
+		*overflow = 1;
+	return acc * 10;
+}
+
+/*
+ * Bring the magnitude from units of 10^exp10 to the asked scale (or,
+ * stripping, to the fewest fraction digits >= 0); the resulting scale goes
+ * to *scale, and is larger than asked when that would drop nonzero digits.
+ */
+static DecimalStatus
+decimal_direct_rescale(uint64_t *mag, int exp10, int want, int *scale)
+{
+	int			overflow = 0;
+	int			have = exp10 >= 0 ? 0 : -exp10;
+
+	for (; exp10 > 0 && !overflow; exp10--)
+		*mag = decimal_times_10(*mag, &overflow);
+	if (want == DECIMAL_STRIP_SCALE)
+		want = 0;
+	for (; have < want && !overflow; have++)
+		*mag = decimal_times_10(*mag, &overflow);
+	if (overflow)
+		return DECIMAL_BAD_INPUT;
+	for (; have > want && *mag % 10 == 0; have--)
+		*mag /= 10;
+	*scale = have;
+	return DECIMAL_OK;
+}
+
+DecimalStatus
+decimal_base10000_bytes(const int16_t *digits, int ndigits, int weight,
+						int negative, int scale, uint8_t *out, size_t *nbytes,
+						int *scale_out)
+{
+	uint64_t	mag = 0;
+	uint64_t	top;
+	uint64_t	word;
+	DecimalStatus status;
+	int			overflow = 0;
+	int			got;
+	int			n;
+	int			i;
+
+	if (ndigits > DECIMAL_B10000_MAX_DIGITS || scale < DECIMAL_STRIP_SCALE)
+		return DECIMAL_BAD_INPUT;
+	for (i = 0; i < ndigits && !overflow; i++)
+	{
+		if (digits[i] < 0 || digits[i] > 9999)
+			return DECIMAL_BAD_INPUT;
+		mag = decimal_times_10000_plus(mag, (uint32_t) digits[i], &overflow);
+	}
+	if (overflow)
+		return DECIMAL_BAD_INPUT;
+	status = decimal_direct_rescale(&mag, 4 * (weight - ndigits + 1), scale, &got);
+	if (status != DECIMAL_OK)
+		return status;
+	if (scale >= 0 && got != scale)
+		return DECIMAL_NEEDS_ROUNDING;
+	if (scale_out)
+		*scale_out = got;
+
+	/*
+	 * The fewest bytes holding the value with its sign bit: -2^(8n-1) fits
+	 * in n bytes, +2^(8n-1) does not
+	 */
+	top = (negative && mag > 0) ? mag - 1 : mag;
+	for (n = 1; n < 8 && (top >> (8 * n - 1)) != 0; n++)
+		;
+	word = negative ? ~mag + 1 : mag;
+	for (i = 0; i < n; i++)
+		out[i] = (uint8_t) (word >> (8 * (n - 1 - i)));
+	*nbytes = n;
+	return DECIMAL_OK;
+}
+
 DecimalStatus
 decimal_plain_string(const char *text, int scale, char *out, size_t *len)
 {

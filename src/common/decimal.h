@@ -67,6 +67,27 @@ extern DecimalStatus decimal_unscaled_bytes(const char *text, int scale,
 											uint8_t *out, size_t *nbytes,
 											int *scale_out);
 
+/* Base-10000 digits decimal_base10000_bytes takes at most. */
+#define DECIMAL_B10000_MAX_DIGITS	5
+
+/* Bytes decimal_base10000_bytes writes at most. */
+#define DECIMAL_B10000_BYTES_MAX	8
+
+/*
+ * The same bytes as decimal_unscaled_bytes, from PostgreSQL numeric's own
+ * digits: ndigits base-10000 digits, the first worth 10000^weight, and a
+ * sign.  Only for unscaled values below 2^63, which covers every
+ * numeric(p,s) with p up to 18 and most values of wider ones; anything
+ * larger gives DECIMAL_BAD_INPUT and the caller goes through the text.
+ * scale is >= 0 or DECIMAL_STRIP_SCALE (DECIMAL_KEEP_SCALE is not taken:
+ * the digits do not carry numeric's display scale).  out must hold
+ * DECIMAL_B10000_BYTES_MAX bytes.
+ */
+extern DecimalStatus decimal_base10000_bytes(const int16_t *digits, int ndigits,
+											 int weight, int negative, int scale,
+											 uint8_t *out, size_t *nbytes,
+											 int *scale_out);
+
 /*
  * Write the value rescaled to scale (or stripped or kept, as above) as
  * BigDecimal.toPlainString would: "-123.45", "0.00", "1000" (no "-0").

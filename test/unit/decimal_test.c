@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +319,134 @@ test_power_of_two_edges(void **state)
 				(const uint8_t *) "\x01\x00\x00\x00\x00\x00\x00\x00\x00", 9, 0);
 }
 
+/*
+ * The text numeric_out would print for base-10000 digits: every digit
+ * group written out, the point after the group worth 10000^0.
+ */
+static void
+base10000_text(const int16_t *digits, int ndigits, int weight, int negative,
+			   char *out)
+{
+	int			first = weight > 0 ? weight : 0;
+	int			last = weight - ndigits + 1 < 0 ? weight - ndigits + 1 : 0;
+	int			pos;
+	char	   *p = out;
+
+	if (negative)
+		*p++ = '-';
+	for (pos = first; pos >= last; pos--)
+	{
+		int			i = weight - pos;
+		int			group = (i >= 0 && i < ndigits) ? digits[i] : 0;
+
+		if (pos == -1)
+			*p++ = '.';
+		p += sprintf(p, "%04d", group);
+	}
+	*p = '\0';
+}
+
+/*
+ * Compare the digit path with the text path on one value and scale;
+ * returns whether the digit path took it.
+ */
+static int
+check_base10000(const int16_t *digits, int ndigits, int weight, int negative,
+				int scale)
+{
+	char		text[4 * (DECIMAL_B10000_MAX_DIGITS + 40) + 8];
+	uint8_t		want[DECIMAL_BYTES_MAX(sizeof(text) + 40)];
+	uint8_t		got[DECIMAL_B10000_BYTES_MAX];
+	size_t		want_n = 0;
+	size_t		got_n = 0;
+	int			want_scale = -99;
+	int			got_scale = -99;
+	DecimalStatus want_st;
+	DecimalStatus got_st;
+
+	base10000_text(digits, ndigits, weight, negative, text);
+	want_st = decimal_unscaled_bytes(text, scale, want, &want_n, &want_scale);
+	got_st = decimal_base10000_bytes(digits, ndigits, weight, negative, scale,
+									 got, &got_n, &got_scale);
+	if (got_st == DECIMAL_BAD_INPUT)
+	{
+		/*
+		 * Only when the digits alone may pass 63 bits (5 groups can), or
+		 * the rescaled value does (the bound is conservative by 10^4)
+		 */
+		assert_true(ndigits == DECIMAL_B10000_MAX_DIGITS ||
+					(want_st == DECIMAL_OK && want_n >= 8));
+		return 0;
+	}
+	assert_int_equal(got_st, want_st);
+	if (want_st != DECIMAL_OK)
+		return 1;
+	assert_int_equal(got_scale, want_scale);
+	assert_int_equal(got_n, want_n);
+	assert_memory_equal(got, want, want_n);
+	return 1;
+}
+
+static void
+test_base10000_edges(void **state)
+{
+	const int16_t zero[] = {0};
+	const int16_t one[] = {1};
+	const int16_t cents[] = {1234, 5600};
+	const int16_t big[] = {922, 3372, 368, 5477, 5807};
+	const int16_t top[] = {92, 2337, 2036, 8547, 7580};
+
+	check_base10000(zero, 0, 0, 0, 2);
+	check_base10000(zero, 0, 0, 1, DECIMAL_STRIP_SCALE);
+	check_base10000(one, 1, 0, 1, 0);
+	check_base10000(one, 1, -1, 0, 4);
+	check_base10000(one, 1, -1, 0, 3);	/* needs rounding */
+	check_base10000(one, 1, 3, 1, DECIMAL_STRIP_SCALE);
+	check_base10000(cents, 2, 0, 1, 2);
+	check_base10000(cents, 2, 0, 1, 1);
+	check_base10000(cents, 2, 0, 0, DECIMAL_STRIP_SCALE);
+	check_base10000(big, 5, 4, 0, 0);	/* 2^63 - 1: text path */
+	check_base10000(big, 5, 4, 1, 0);
+	assert_true(check_base10000(top, 5, 4, 0, 0));	/* below the bound */
+	assert_true(check_base10000(top, 5, 4, 1, 0));
+	assert_true(check_base10000(top, 5, 2, 1, 8));
+	check_base10000(cents, 2, 4, 0, 0);
+}
+
+/* Random values of up to 10 digit groups, either sign, many scales. */
+static void
+test_base10000_random(void **state)
+{
+	unsigned	seed = 12345;
+	int			direct = 0;
+	int			n;
+
+	for (n = 0; n < 20000; n++)
+	{
+		int16_t		digits[DECIMAL_B10000_MAX_DIGITS];
+		int			ndigits;
+		int			weight;
+		int			i;
+
+		seed = seed * 1103515245 + 12345;
+		ndigits = (seed >> 16) % (DECIMAL_B10000_MAX_DIGITS + 1);
+		seed = seed * 1103515245 + 12345;
+		weight = (int) ((seed >> 16) % 9) - 4;
+		for (i = 0; i < ndigits; i++)
+		{
+			seed = seed * 1103515245 + 12345;
+			digits[i] = (int16_t) ((seed >> 8) % 10000);
+			/* trailing zero groups and zeros in the last group are common */
+			if ((seed >> 24) % 4 == 0)
+				digits[i] = (int16_t) (digits[i] / 100 * 100);
+		}
+		direct += check_base10000(digits, ndigits, weight, (seed >> 30) & 1,
+								  (int) ((seed >> 4) % 12) - 1);
+	}
+	/* most values fit: the digit path itself is what is compared */
+	assert_true(direct > 10000);
+}
+
 int
 main(void)
 {
@@ -329,6 +458,8 @@ main(void)
 		cmocka_unit_test(test_plain_string),
 		cmocka_unit_test(test_long_values),
 		cmocka_unit_test(test_power_of_two_edges),
+		cmocka_unit_test(test_base10000_edges),
+		cmocka_unit_test(test_base10000_random),
 	};
 
 	return cmocka_run_group_tests_name("decimal", tests, NULL, NULL);
