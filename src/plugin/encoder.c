@@ -26,6 +26,7 @@
 #include "common/hstoretext.h"
 #include "common/jsonout.h"
 #include "common/temporal.h"
+#include "plugin/bufappend.h"
 #include "plugin/colmask.h"
 #include "plugin/encoder.h"
 #include "plugin/envelope.h"
@@ -35,9 +36,6 @@
 #include "plugin/relinfo.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
-
-/* Append a string literal without measuring it. */
-#define APPEND_LITERAL(buf, lit) appendBinaryStringInfo((buf), (lit), sizeof(lit) - 1)
 
 #define TXN_VALUE_SCHEMA \
 	"{\"type\":\"struct\",\"fields\":[" \
@@ -60,7 +58,7 @@ append_int64(StringInfo buf, int64 v)
 {
 	char		tmp[JSONOUT_NUMBER_MAX];
 
-	appendBinaryStringInfo(buf, tmp, jsonout_int64(v, tmp));
+	bufappend_bytes(buf, tmp, jsonout_int64(v, tmp));
 }
 
 /* PostgreSQL timestamps count microseconds from 2000-01-01. */
@@ -104,22 +102,22 @@ append_ts_fields(StringInfo buf, int64 us)
 
 	if (us < 1000)
 	{
-		APPEND_LITERAL(buf, "\"ts_ms\":");
+		BUFAPPEND_LITERAL(buf, "\"ts_ms\":");
 		append_int64(buf, floor_millis(us));
-		APPEND_LITERAL(buf, ",\"ts_us\":");
+		BUFAPPEND_LITERAL(buf, ",\"ts_us\":");
 		append_int64(buf, us);
-		APPEND_LITERAL(buf, ",\"ts_ns\":");
+		BUFAPPEND_LITERAL(buf, ",\"ts_ns\":");
 		append_int64(buf, us * 1000);
 		return;
 	}
 	n = jsonout_int64(us, digits);
-	APPEND_LITERAL(buf, "\"ts_ms\":");
-	appendBinaryStringInfo(buf, digits, n - 3);
-	APPEND_LITERAL(buf, ",\"ts_us\":");
-	appendBinaryStringInfo(buf, digits, n);
-	APPEND_LITERAL(buf, ",\"ts_ns\":");
-	appendBinaryStringInfo(buf, digits, n);
-	APPEND_LITERAL(buf, "000");
+	BUFAPPEND_LITERAL(buf, "\"ts_ms\":");
+	bufappend_bytes(buf, digits, n - 3);
+	BUFAPPEND_LITERAL(buf, ",\"ts_us\":");
+	bufappend_bytes(buf, digits, n);
+	BUFAPPEND_LITERAL(buf, ",\"ts_ns\":");
+	bufappend_bytes(buf, digits, n);
+	BUFAPPEND_LITERAL(buf, "000");
 }
 
 /* "<xid>:<lsn>", Debezium's transaction id for PostgreSQL. */
@@ -127,7 +125,7 @@ void
 encoder_txn_id(StringInfo buf, TransactionId xid, uint64 lsn, const CdcOptions *opts)
 {
 	if (opts->deterministic)
-		appendStringInfoString(buf, "0:0");
+		BUFAPPEND_LITERAL(buf, "0:0");
 	else
 		appendStringInfo(buf, "%u:" UINT64_FORMAT, xid, lsn);
 }
@@ -138,12 +136,12 @@ static void
 append_lsn_string(StringInfo buf, uint64 lsn, const CdcOptions *opts)
 {
 	if (lsn == 0)
-		APPEND_LITERAL(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 	else
 	{
-		APPEND_LITERAL(buf, "\\\"");
+		BUFAPPEND_LITERAL(buf, "\\\"");
 		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
-		APPEND_LITERAL(buf, "\\\"");
+		BUFAPPEND_LITERAL(buf, "\\\"");
 	}
 }
 
@@ -166,54 +164,54 @@ render_source_parts(CdcTxnState *txn, bool has_xid, const CdcOptions *opts)
 	StringInfoData b;
 
 	initStringInfo(&b);
-	APPEND_LITERAL(&b, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
+	BUFAPPEND_LITERAL(&b, "\"source\":{\"version\":\"" CDC_DEBEZIUM_VERSION
 				   "\",\"connector\":\"postgresql\",\"name\":");
 	textenc_append_json(&b, opts->topic_prefix, strlen(opts->topic_prefix));
-	APPEND_LITERAL(&b, ",\"ts_ms\":");
+	BUFAPPEND_LITERAL(&b, ",\"ts_ms\":");
 	append_int64(&b, floor_millis(commit_us));
-	APPEND_LITERAL(&b, ",\"snapshot\":");
+	BUFAPPEND_LITERAL(&b, ",\"snapshot\":");
 	txn->src_head = b.data;
 	txn->src_head_len = b.len;
 
 	initStringInfo(&b);
-	APPEND_LITERAL(&b, ",\"db\":");
+	BUFAPPEND_LITERAL(&b, ",\"db\":");
 	textenc_append_json_utf8(&b, opts->dbname, strlen(opts->dbname));
-	APPEND_LITERAL(&b, ",\"sequence\":\"[");
+	BUFAPPEND_LITERAL(&b, ",\"sequence\":\"[");
 	append_lsn_string(&b, txn->last_commit_lsn, opts);
-	appendStringInfoChar(&b, ',');
+	bufappend_char(&b, ',');
 	txn->src_head2 = b.data;
 	txn->src_head2_len = b.len;
 
 	initStringInfo(&b);
-	APPEND_LITERAL(&b, "]\",\"ts_us\":");
+	BUFAPPEND_LITERAL(&b, "]\",\"ts_us\":");
 	append_int64(&b, commit_us);
-	APPEND_LITERAL(&b, ",\"ts_ns\":");
+	BUFAPPEND_LITERAL(&b, ",\"ts_ns\":");
 	append_int64(&b, commit_us * 1000);
 	txn->src_mid = b.data;
 	txn->src_mid_len = b.len;
 
 	initStringInfo(&b);
-	APPEND_LITERAL(&b, ",\"txId\":");
+	BUFAPPEND_LITERAL(&b, ",\"txId\":");
 	if (has_xid)
 		append_int64(&b, opts->deterministic ? 0 : (int64) txn->xid);
 	else
-		APPEND_LITERAL(&b, "null");
-	APPEND_LITERAL(&b, ",\"lsn\":");
+		BUFAPPEND_LITERAL(&b, "null");
+	BUFAPPEND_LITERAL(&b, ",\"lsn\":");
 	txn->src_txid = b.data;
 	txn->src_txid_len = b.len;
 
 	initStringInfo(&b);
-	APPEND_LITERAL(&b, ",\"xmin\":null,\"origin\":");
+	BUFAPPEND_LITERAL(&b, ",\"xmin\":null,\"origin\":");
 	if (txn->origin != NULL)
 		textenc_append_json(&b, txn->origin, strlen(txn->origin));
 	else
-		APPEND_LITERAL(&b, "null");
-	APPEND_LITERAL(&b, ",\"origin_lsn\":");
+		BUFAPPEND_LITERAL(&b, "null");
+	BUFAPPEND_LITERAL(&b, ",\"origin_lsn\":");
 	if (txn->origin != NULL && txn->origin_lsn != 0)
 		append_int64(&b, opts->deterministic ? 0 : (int64) txn->origin_lsn);
 	else
-		APPEND_LITERAL(&b, "null");
-	appendStringInfoChar(&b, '}');
+		BUFAPPEND_LITERAL(&b, "null");
+	bufappend_char(&b, '}');
 	txn->src_tail = b.data;
 	txn->src_tail_len = b.len;
 	MemoryContextSwitchTo(oldcxt);
@@ -232,18 +230,18 @@ append_source(StringInfo buf, CdcTxnState *txn, uint64 lsn, bool has_xid,
 {
 	if (txn->src_head == NULL)
 		render_source_parts(txn, has_xid, opts);
-	appendBinaryStringInfo(buf, txn->src_head, txn->src_head_len);
+	bufappend_bytes(buf, txn->src_head, txn->src_head_len);
 	appendStringInfoString(buf, marker);
-	appendBinaryStringInfo(buf, txn->src_head2, txn->src_head2_len);
+	bufappend_bytes(buf, txn->src_head2, txn->src_head2_len);
 	append_lsn_string(buf, lsn, opts);
-	appendBinaryStringInfo(buf, txn->src_mid, txn->src_mid_len);
-	appendBinaryStringInfo(buf, table_suffix, suffix_len);
-	appendBinaryStringInfo(buf, txn->src_txid, txn->src_txid_len);
+	bufappend_bytes(buf, txn->src_mid, txn->src_mid_len);
+	bufappend_bytes(buf, table_suffix, suffix_len);
+	bufappend_bytes(buf, txn->src_txid, txn->src_txid_len);
 	if (lsn == 0)
-		APPEND_LITERAL(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 	else
 		append_int64(buf, opts->deterministic ? 0 : (int64) lsn);
-	appendBinaryStringInfo(buf, txn->src_tail, txn->src_tail_len);
+	bufappend_bytes(buf, txn->src_tail, txn->src_tail_len);
 }
 
 /* Count one data event of collection; returns its order within that collection. */
@@ -278,20 +276,20 @@ append_transaction_block(StringInfo buf, CdcTxnState *txn, const char *collectio
 {
 	int64		order;
 
-	appendStringInfoString(buf, "\"transaction\":");
+	BUFAPPEND_LITERAL(buf, "\"transaction\":");
 	if (!opts->transaction_metadata || txn == NULL)
 	{
-		appendStringInfoString(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 		return;
 	}
 	order = count_event(txn, collection);
-	appendStringInfoString(buf, "{\"id\":\"");
+	BUFAPPEND_LITERAL(buf, "{\"id\":\"");
 	encoder_txn_id(buf, txn->xid, lsn, opts);
-	appendStringInfoString(buf, "\",\"total_order\":");
+	BUFAPPEND_LITERAL(buf, "\",\"total_order\":");
 	append_int64(buf, txn->event_count);
-	appendStringInfoString(buf, ",\"data_collection_order\":");
+	BUFAPPEND_LITERAL(buf, ",\"data_collection_order\":");
 	append_int64(buf, order);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 }
 
 /* ---- change events ------------------------------------------------------------ */
@@ -314,7 +312,7 @@ append_column_value(StringInfo buf, const CdcColumn *col, const CdcRow *row, int
 	else if (col->fallback_json != NULL)
 		appendStringInfoString(buf, col->fallback_json);
 	else
-		appendStringInfoString(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 }
 
 /* A value as a column mapper (colmask.c) reshapes it: values, not keys. */
@@ -405,20 +403,20 @@ append_row(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row, const CdcOpt
 
 	if (row == NULL)
 	{
-		appendStringInfoString(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 		return;
 	}
 	column_error_push(&err, ri);
-	appendStringInfoChar(buf, '{');
+	bufappend_char(buf, '{');
 	for (int i = 0; i < ri->ncolumns; i++)
 	{
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
+			bufappend_char(buf, ',');
 		err.column = i;
-		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
+		bufappend_bytes(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_row_value(buf, ri, row, i, opts);
 	}
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	error_context_stack = err.cb.previous;
 }
 
@@ -451,23 +449,23 @@ write_key(StringInfo buf, const CdcRelInfo *ri, const char *prefix, int prefix_l
 	ColumnErrorInfo err;
 
 	column_error_push(&err, ri);
-	appendBinaryStringInfo(buf, prefix, prefix_len);
-	appendStringInfoChar(buf, '{');
+	bufappend_bytes(buf, prefix, prefix_len);
+	bufappend_char(buf, '{');
 	for (int k = 0; k < ri->nkeys; k++)
 	{
 		int			i = ri->keys[k];
 
 		if (k > 0)
-			appendStringInfoChar(buf, ',');
+			bufappend_char(buf, ',');
 		err.column = i;
-		appendBinaryStringInfo(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
+		bufappend_bytes(buf, ri->columns[i].name_json, ri->columns[i].name_json_len);
 		append_column_value(buf, &ri->columns[i], row, i, opts);
 	}
 	if (extra != NULL)
 		appendStringInfoString(buf, extra);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 	error_context_stack = err.cb.previous;
 }
 
@@ -492,10 +490,10 @@ encoder_write_envelope_meta(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 
 	append_source(buf, txn, lsn, true, "\"false\"", ri->source_suffix,
 				  ri->source_suffix_len, opts);
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	append_transaction_block(buf, txn, ri->data_collection, lsn, opts);
 	optext[7] = (char) op;
-	appendBinaryStringInfo(buf, optext, sizeof(optext) - 1);
+	bufappend_bytes(buf, optext, sizeof(optext) - 1);
 	append_ts_fields(buf, now_micros(opts));
 }
 
@@ -505,16 +503,16 @@ encoder_write_change_value(StringInfo buf, const CdcRelInfo *ri, CdcOp op,
 						   const CdcRow *before, const CdcRow *after,
 						   CdcTxnState *txn, uint64 lsn, const CdcOptions *opts)
 {
-	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
-	APPEND_LITERAL(buf, "{\"before\":");
+	bufappend_bytes(buf, ri->value_prefix, ri->value_prefix_len);
+	BUFAPPEND_LITERAL(buf, "{\"before\":");
 	append_row(buf, ri, before, opts);
-	APPEND_LITERAL(buf, ",\"after\":");
+	BUFAPPEND_LITERAL(buf, ",\"after\":");
 	append_row(buf, ri, after, opts);
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	encoder_write_envelope_meta(buf, ri, op, txn, lsn, opts);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 /*
@@ -532,7 +530,7 @@ encoder_write_read_meta(StringInfo buf, const CdcRelInfo *ri, CdcTxnState *txn,
 	snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
 	append_source(buf, txn, lsn, TransactionIdIsValid(txn->xid), quoted,
 				  ri->source_suffix, ri->source_suffix_len, opts);
-	APPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
+	BUFAPPEND_LITERAL(buf, ",\"transaction\":null,\"op\":\"r\",");
 	append_ts_fields(buf, now_micros(opts));
 }
 
@@ -548,14 +546,14 @@ encoder_write_read_value(StringInfo buf, const CdcRelInfo *ri, const CdcRow *row
 						 CdcTxnState *txn, const char *marker, uint64 lsn,
 						 const CdcOptions *opts)
 {
-	appendBinaryStringInfo(buf, ri->value_prefix, ri->value_prefix_len);
-	APPEND_LITERAL(buf, "{\"before\":null,\"after\":");
+	bufappend_bytes(buf, ri->value_prefix, ri->value_prefix_len);
+	BUFAPPEND_LITERAL(buf, "{\"before\":null,\"after\":");
 	append_row(buf, ri, row, opts);
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	encoder_write_read_meta(buf, ri, txn, marker, lsn, opts);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 /* ---- logical decoding messages ----------------------------------------------- */
@@ -575,19 +573,19 @@ write_struct_key(StringInfo buf, const char *field, bool optional, const char *v
 						 optional ? "true" : "false", field);
 		if (route != NULL && route->field_schema != NULL)
 			appendStringInfoString(buf, route->field_schema);
-		appendStringInfoString(buf, "],\"optional\":false,\"name\":");
+		BUFAPPEND_LITERAL(buf, "],\"optional\":false,\"name\":");
 		if (route != NULL)
 			name = route->name;
 		textenc_append_json(buf, name, strlen(name));
-		appendStringInfoString(buf, ",\"version\":1},\"payload\":");
+		BUFAPPEND_LITERAL(buf, ",\"version\":1},\"payload\":");
 	}
 	appendStringInfo(buf, "{\"%s\":", field);
 	textenc_append_json(buf, value, strlen(value));
 	if (route != NULL && route->field != NULL)
 		appendStringInfoString(buf, route->field);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 void
@@ -630,21 +628,21 @@ encoder_write_message_value(StringInfo buf, const char *prefix, const char *cont
 
 	if (opts->schemas)
 		append_message_schema(buf, opts);
-	appendStringInfoString(buf, "{\"op\":\"m\",\"ts_ms\":");
+	BUFAPPEND_LITERAL(buf, "{\"op\":\"m\",\"ts_ms\":");
 	append_int64(buf, floor_millis(now));
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	append_source(buf, txn, lsn, txn->xid != InvalidTransactionId, "\"false\"",
 				  no_table, sizeof(no_table) - 1, opts);
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	append_transaction_block(buf, txn->xid != InvalidTransactionId ? txn : NULL,
 							 "LOGICAL_DECODING_MESSAGE", lsn, opts);
-	appendStringInfoString(buf, ",\"message\":{\"prefix\":");
+	BUFAPPEND_LITERAL(buf, ",\"message\":{\"prefix\":");
 	textenc_append_json(buf, prefix, strlen(prefix));
-	appendStringInfoString(buf, ",\"content\":");
+	BUFAPPEND_LITERAL(buf, ",\"content\":");
 	typemap_write_binary(buf, content, sz, opts);
-	appendStringInfoString(buf, "}}");
+	BUFAPPEND_LITERAL(buf, "}}");
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 /* ---- context headers -------------------------------------------------------------- */
@@ -656,10 +654,10 @@ context_header(CdcRecordOut *ro, const char *name, const char *value, const CdcO
 
 	recout_header_begin(ro, name);
 	if (opts->schemas)
-		appendStringInfoString(buf, "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":");
+		BUFAPPEND_LITERAL(buf, "{\"schema\":{\"type\":\"string\",\"optional\":false},\"payload\":");
 	textenc_append_json(buf, value, strlen(value));
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 	recout_header_end(ro);
 }
 
@@ -710,20 +708,20 @@ append_data_collections(StringInfo buf, const CdcTxnState *txn)
 		i++;
 	}
 	hstoretext_java_order(pairs, n);
-	appendStringInfoChar(buf, '[');
+	bufappend_char(buf, '[');
 	for (i = 0; i < n; i++)
 	{
 		const CdcCollectionCount *cc = (const CdcCollectionCount *) pairs[i].value;
 
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
-		appendStringInfoString(buf, "{\"data_collection\":");
+			bufappend_char(buf, ',');
+		BUFAPPEND_LITERAL(buf, "{\"data_collection\":");
 		textenc_append_json_utf8(buf, pairs[i].key, pairs[i].keylen);
-		appendStringInfoString(buf, ",\"event_count\":");
+		BUFAPPEND_LITERAL(buf, ",\"event_count\":");
 		append_int64(buf, cc->count);
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 	}
-	appendStringInfoChar(buf, ']');
+	bufappend_char(buf, ']');
 	pfree(pairs);
 }
 
@@ -739,19 +737,19 @@ encoder_write_txn_value(StringInfo buf, bool is_begin, const char *id,
 	appendStringInfo(buf, "{\"status\":\"%s\",\"id\":", is_begin ? "BEGIN" : "END");
 	textenc_append_json(buf, id, strlen(id));
 	if (is_begin)
-		appendStringInfoString(buf, ",\"event_count\":null,\"data_collections\":null");
+		BUFAPPEND_LITERAL(buf, ",\"event_count\":null,\"data_collections\":null");
 	else
 	{
-		appendStringInfoString(buf, ",\"event_count\":");
+		BUFAPPEND_LITERAL(buf, ",\"event_count\":");
 		append_int64(buf, txn->event_count);
-		appendStringInfoString(buf, ",\"data_collections\":");
+		BUFAPPEND_LITERAL(buf, ",\"data_collections\":");
 		append_data_collections(buf, txn);
 	}
-	appendStringInfoString(buf, ",\"ts_ms\":");
+	BUFAPPEND_LITERAL(buf, ",\"ts_ms\":");
 	append_int64(buf, floor_millis(commit_us));
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 /* ---- heartbeats ------------------------------------------------------------------ */
@@ -773,9 +771,9 @@ encoder_write_heartbeat_value(StringInfo buf, const CdcOptions *opts)
 							   "{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}],"
 							   "\"optional\":false,\"name\":\"io.debezium.connector.common.Heartbeat\","
 							   "\"version\":1},\"payload\":");
-	appendStringInfoString(buf, "{\"ts_ms\":");
+	BUFAPPEND_LITERAL(buf, "{\"ts_ms\":");
 	append_int64(buf, floor_millis(now_micros(opts)));
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 	if (opts->schemas)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }

@@ -32,6 +32,7 @@
  */
 #include "postgres.h"
 
+#include "plugin/bufappend.h"
 #include "plugin/options.h"
 #include "plugin/recout.h"
 #include "plugin/textenc.h"
@@ -47,7 +48,7 @@ put_u16(StringInfo buf, uint16 v)
 {
 	char		b[2] = {(char) (v >> 8), (char) v};
 
-	appendBinaryStringInfo(buf, b, 2);
+	bufappend_bytes(buf, b, 2);
 }
 
 static void
@@ -55,7 +56,7 @@ put_u32(StringInfo buf, uint32 v)
 {
 	char		b[4] = {(char) (v >> 24), (char) (v >> 16), (char) (v >> 8), (char) v};
 
-	appendBinaryStringInfo(buf, b, 4);
+	bufappend_bytes(buf, b, 4);
 }
 
 static void
@@ -99,13 +100,13 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 
 	if (format == CDC_OUTPUT_RECORD)
 	{
-		appendStringInfoString(buf, "{\"topic\":");
+		BUFAPPEND_LITERAL(buf, "{\"topic\":");
 		textenc_append_json(buf, topic, strlen(topic));
 		if (partition >= 0)
 			appendStringInfo(buf, ",\"partition\":%d", partition);
 		if (timestamp >= 0)
 			appendStringInfo(buf, ",\"timestamp\":" INT64_FORMAT, timestamp);
-		appendStringInfoString(buf, ",\"key\":");
+		BUFAPPEND_LITERAL(buf, ",\"key\":");
 	}
 	else if (format == CDC_OUTPUT_BINARY)
 	{
@@ -117,7 +118,7 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 		put_u32(buf, (uint32) partition);
 		put_u64(buf, (uint64) timestamp);
 		put_u16(buf, (uint16) topiclen);
-		appendBinaryStringInfo(buf, topic, topiclen);
+		bufappend_bytes(buf, topic, topiclen);
 	}
 }
 
@@ -149,7 +150,7 @@ void
 recout_key_null(CdcRecordOut *ro)
 {
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, "null");
+		BUFAPPEND_LITERAL(ro->buf, "null");
 	else if (ro->format == CDC_OUTPUT_BINARY)
 		put_u32(ro->buf, 0xFFFFFFFF);
 }
@@ -158,7 +159,7 @@ void
 recout_value_begin(CdcRecordOut *ro)
 {
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, ",\"value\":");
+		BUFAPPEND_LITERAL(ro->buf, ",\"value\":");
 	else if (ro->format == CDC_OUTPUT_BINARY)
 	{
 		ro->len_pos = ro->buf->len;
@@ -170,7 +171,7 @@ void
 recout_value_end(CdcRecordOut *ro)
 {
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, ",\"headers\":{");
+		BUFAPPEND_LITERAL(ro->buf, ",\"headers\":{");
 	else if (ro->format == CDC_OUTPUT_BINARY)
 	{
 		patch_length(ro->buf, ro->len_pos);
@@ -190,10 +191,10 @@ recout_value_null(CdcRecordOut *ro)
 		return;
 	}
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, ",\"value\":");
-	appendStringInfoString(ro->buf, "null");
+		BUFAPPEND_LITERAL(ro->buf, ",\"value\":");
+	BUFAPPEND_LITERAL(ro->buf, "null");
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, ",\"headers\":{");
+		BUFAPPEND_LITERAL(ro->buf, ",\"headers\":{");
 }
 
 void
@@ -202,16 +203,16 @@ recout_header_begin(CdcRecordOut *ro, const char *name)
 	if (ro->format == CDC_OUTPUT_RECORD)
 	{
 		if (ro->nheaders > 0)
-			appendStringInfoChar(ro->buf, ',');
+			bufappend_char(ro->buf, ',');
 		textenc_append_json(ro->buf, name, strlen(name));
-		appendStringInfoChar(ro->buf, ':');
+		bufappend_char(ro->buf, ':');
 	}
 	else if (ro->format == CDC_OUTPUT_BINARY)
 	{
 		size_t		namelen = strlen(name);
 
 		put_u8(ro->buf, (uint8) namelen);
-		appendBinaryStringInfo(ro->buf, name, namelen);
+		bufappend_bytes(ro->buf, name, namelen);
 		ro->len_pos = ro->buf->len;
 		put_u32(ro->buf, 0);
 	}
@@ -229,7 +230,7 @@ void
 recout_end(CdcRecordOut *ro)
 {
 	if (ro->format == CDC_OUTPUT_RECORD)
-		appendStringInfoString(ro->buf, "}}");
+		BUFAPPEND_LITERAL(ro->buf, "}}");
 	else if (ro->format == CDC_OUTPUT_BINARY)
 		ro->buf->data[ro->nheaders_pos] = (char) ro->nheaders;
 }
@@ -250,5 +251,5 @@ recout_watermark(StringInfo buf, uint64 lsn, const char *content, Size len)
 	put_u8(buf, CDC_FRAME_WATERMARK);
 	put_u64(buf, lsn);
 	put_u32(buf, (uint32) len);
-	appendBinaryStringInfo(buf, content, len);
+	bufappend_bytes(buf, content, len);
 }

@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "common/jsonout.h"
+#include "plugin/bufappend.h"
 #include "plugin/textenc.h"
 
 /*
@@ -150,7 +151,7 @@ textenc_name_utf8(const char *name)
 		if (IS_HIGHBIT_SET(*p))
 			appendStringInfoString(&buf, "\xEF\xBF\xBD");
 		else
-			appendStringInfoChar(&buf, *p);
+			bufappend_char(&buf, *p);
 	}
 	return buf.data;
 }
@@ -204,14 +205,14 @@ textenc_sanitize_topic_utf8(StringInfo buf, const char *name)
 	for (const unsigned char *p = (const unsigned char *) name; *p; p++)
 	{
 		if (isalnum(*p) && *p < 0x80)
-			appendStringInfoChar(buf, (char) *p);
+			bufappend_char(buf, (char) *p);
 		else if (*p == '.' || *p == '_' || *p == '-')
-			appendStringInfoChar(buf, (char) *p);
+			bufappend_char(buf, (char) *p);
 		else if (*p < 0x80 || (*p & 0xC0) == 0xC0)
 		{
-			appendStringInfoChar(buf, '_');
+			bufappend_char(buf, '_');
 			if ((*p & 0xF8) == 0xF0)
-				appendStringInfoChar(buf, '_');
+				bufappend_char(buf, '_');
 		}
 	}
 	if (buf->len - start > 249)

@@ -57,6 +57,7 @@
 #include "common/jsonout.h"
 #include "common/temporal.h"
 #include "common/nameadjust.h"
+#include "plugin/bufappend.h"
 #include "plugin/options.h"
 #include "plugin/textenc.h"
 #include "plugin/typemap.h"
@@ -445,7 +446,7 @@ typemap_column_init(CdcColumn *col, const char *name, AttrNumber attnum,
 	col->field_name = field_name(name, opts);
 	initStringInfo(&buf);
 	textenc_append_json(&buf, col->field_name, strlen(col->field_name));
-	appendStringInfoChar(&buf, ':');
+	bufappend_char(&buf, ':');
 	col->name_json = buf.data;
 	col->name_json_len = buf.len;
 	col->attnum = attnum;
@@ -511,7 +512,7 @@ schema_decimal(StringInfo buf, bool optional, int scale, int precision)
 	appendStringInfo(buf, ",\"parameters\":{\"scale\":\"%d\"", scale);
 	if (precision > 0)
 		appendStringInfo(buf, ",\"connect.decimal.precision\":\"%d\"", precision);
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 }
 
 static void
@@ -591,9 +592,9 @@ schema_text(StringInfo buf, const CdcColumn *col)
 	{
 		char	   *allowed = enum_allowed(col->basetypid);
 
-		appendStringInfoString(buf, ",\"parameters\":{\"allowed\":");
+		BUFAPPEND_LITERAL(buf, ",\"parameters\":{\"allowed\":");
 		textenc_append_json(buf, allowed, strlen(allowed));
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 	}
 }
 
@@ -626,7 +627,7 @@ schema_hstore(StringInfo buf, bool optional, const CdcOptions *opts)
 static void
 schema_array(StringInfo buf, const CdcColumn *col, const CdcOptions *opts)
 {
-	appendStringInfoString(buf, "{\"type\":\"array\",\"items\":");
+	BUFAPPEND_LITERAL(buf, "{\"type\":\"array\",\"items\":");
 	appendStringInfoString(buf, col->element->schema_json);
 	appendStringInfo(buf, ",\"optional\":%s", col->optional ? "true" : "false");
 }
@@ -714,7 +715,7 @@ append_schema(StringInfo buf, const CdcColumn *col, const CdcOptions *opts)
 	}
 	/* array items are complete schemas; fields get "default"/"field" later */
 	if (col->attnum == 0)
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 }
 
 /*
@@ -727,12 +728,12 @@ typemap_write_field_schema(StringInfo buf, const CdcColumn *col, bool with_defau
 	appendStringInfoString(buf, col->schema_json);
 	if (with_default && col->default_json != NULL)
 	{
-		appendStringInfoString(buf, ",\"default\":");
+		BUFAPPEND_LITERAL(buf, ",\"default\":");
 		appendStringInfoString(buf, col->default_json);
 	}
-	appendStringInfoString(buf, ",\"field\":");
+	BUFAPPEND_LITERAL(buf, ",\"field\":");
 	textenc_append_json(buf, col->field_name, strlen(col->field_name));
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 }
 
 /* ---- values ----------------------------------------------------------------- */
@@ -742,7 +743,7 @@ write_int64(StringInfo buf, int64 v)
 {
 	char		tmp[JSONOUT_NUMBER_MAX];
 
-	appendBinaryStringInfo(buf, tmp, jsonout_int64(v, tmp));
+	bufappend_bytes(buf, tmp, jsonout_int64(v, tmp));
 }
 
 /* Jackson quotes the non-finite values JsonConverter writes. */
@@ -755,7 +756,7 @@ write_double(StringInfo buf, double v)
 	if (isnan(v) || isinf(v))
 		textenc_append_json(buf, tmp, len);
 	else
-		appendBinaryStringInfo(buf, tmp, len);
+		bufappend_bytes(buf, tmp, len);
 }
 
 static void
@@ -767,7 +768,7 @@ write_float(StringInfo buf, float v)
 	if (isnan(v) || isinf(v))
 		textenc_append_json(buf, tmp, len);
 	else
-		appendBinaryStringInfo(buf, tmp, len);
+		bufappend_bytes(buf, tmp, len);
 }
 
 /* Bytes as JsonConverter writes BYTES: a base64 string. */
@@ -829,6 +830,100 @@ special_numeric_error(const CdcColumn *col, const char *text)
 			 errhint("Use decimal_handling_mode \"double\" or \"string\", which can represent NaN and infinities.")));
 }
 
+/*
+ * The header word of a stored numeric (numeric.c's on-disk format, which
+ * pg_upgrade keeps as is and so cannot change): the top two bits say short
+ * (10), special NaN/infinity (11) or long (00 positive, 01 negative).  A
+ * short header also holds the sign and a 7-bit weight; a long one is
+ * followed by an int16 weight.  The digits, base-10000 int16s, come next.
+ */
+#define CDC_NUMERIC_FORM_MASK		0xC000
+#define CDC_NUMERIC_FORM_SHORT		0x8000
+#define CDC_NUMERIC_FORM_SPECIAL	0xC000
+#define CDC_NUMERIC_LONG_NEG		0x4000
+#define CDC_NUMERIC_SHORT_NEG		0x2000
+#define CDC_NUMERIC_SHORT_WEIGHT_NEG 0x0040
+#define CDC_NUMERIC_SHORT_WEIGHT	0x003F
+
+/*
+ * The base-10000 digits, weight and sign of a finite stored numeric, read
+ * in place: numeric_out and parsing its text cost several times more.
+ * Returns false for NaN and infinities and when there are more digits than
+ * the digit path takes.
+ */
+static bool
+numeric_stored_digits(struct varlena *stored, int16 *digits, int *ndigits,
+					  int *weight, bool *negative)
+{
+	const char *p = VARDATA_ANY(stored);
+	size_t		len = VARSIZE_ANY_EXHDR(stored);
+	uint16		head;
+	size_t		skip;
+	int			i;
+
+	memcpy(&head, p, sizeof(head));
+	if ((head & CDC_NUMERIC_FORM_MASK) == CDC_NUMERIC_FORM_SPECIAL)
+		return false;
+	if ((head & CDC_NUMERIC_FORM_MASK) == CDC_NUMERIC_FORM_SHORT)
+	{
+		*negative = (head & CDC_NUMERIC_SHORT_NEG) != 0;
+		*weight = (head & CDC_NUMERIC_SHORT_WEIGHT_NEG) ?
+			(int) (head & CDC_NUMERIC_SHORT_WEIGHT) - (CDC_NUMERIC_SHORT_WEIGHT + 1) :
+			(int) (head & CDC_NUMERIC_SHORT_WEIGHT);
+		skip = sizeof(uint16);
+	}
+	else
+	{
+		int16		w;
+
+		*negative = (head & CDC_NUMERIC_LONG_NEG) != 0;
+		memcpy(&w, p + sizeof(uint16), sizeof(w));
+		*weight = w;
+		skip = 2 * sizeof(uint16);
+	}
+	*ndigits = (int) ((len - skip) / sizeof(int16));
+	if (*ndigits > DECIMAL_B10000_MAX_DIGITS)
+		return false;
+	for (i = 0; i < *ndigits; i++)
+		memcpy(&digits[i], p + skip + i * sizeof(int16), sizeof(int16));
+	return true;
+}
+
+/*
+ * Write the unscaled bytes straight from the stored digits when they fit
+ * the digit path.  Returns false, writing nothing, for anything else (NaN,
+ * infinities, wide values, values needing rounding), which the text path
+ * then handles and reports.
+ */
+static bool
+write_decimal_bytes_direct(StringInfo buf, const CdcColumn *col, Datum value)
+{
+	struct varlena *stored = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	int16		digits[DECIMAL_B10000_MAX_DIGITS];
+	uint8		bytes[DECIMAL_B10000_BYTES_MAX];
+	int			ndigits;
+	int			weight;
+	bool		negative;
+	size_t		nbytes;
+	int			scale;
+	bool		ok;
+
+	ok = numeric_stored_digits(stored, digits, &ndigits, &weight, &negative) &&
+		decimal_base10000_bytes(digits, ndigits, weight, negative,
+								col->scale < 0 ? DECIMAL_STRIP_SCALE : col->scale,
+								bytes, &nbytes, &scale) == DECIMAL_OK;
+	if ((Pointer) stored != DatumGetPointer(value))
+		pfree(stored);
+	if (!ok)
+		return false;
+	if (col->scale < 0)
+		appendStringInfo(buf, "{\"scale\":%d,\"value\":", scale);
+	write_base64(buf, bytes, nbytes, false);
+	if (col->scale < 0)
+		bufappend_char(buf, '}');
+	return true;
+}
+
 static void
 write_decimal_bytes(StringInfo buf, const CdcColumn *col, const char *text)
 {
@@ -846,7 +941,7 @@ write_decimal_bytes(StringInfo buf, const CdcColumn *col, const char *text)
 	{
 		appendStringInfo(buf, "{\"scale\":%d,\"value\":", scale);
 		write_base64(buf, bytes, nbytes, false);
-		appendStringInfoChar(buf, '}');
+		bufappend_char(buf, '}');
 	}
 	else
 		write_base64(buf, bytes, nbytes, false);
@@ -869,8 +964,12 @@ special_numeric_name(const char *text)
 static void
 write_numeric(StringInfo buf, const CdcColumn *col, Datum value, const CdcOptions *opts)
 {
-	char	   *text = DatumGetCString(DirectFunctionCall1(numeric_out, value));
+	char	   *text;
 
+	if (opts->decimal_mode == CDC_DECIMAL_PRECISE &&
+		write_decimal_bytes_direct(buf, col, value))
+		return;
+	text = DatumGetCString(DirectFunctionCall1(numeric_out, value));
 	if (opts->decimal_mode == CDC_DECIMAL_PRECISE)
 		write_decimal_bytes(buf, col, text);
 	else if (opts->decimal_mode == CDC_DECIMAL_DOUBLE)
@@ -1008,7 +1107,7 @@ write_uuid(StringInfo buf, Datum value)
 		out[p++] = hex[u[i] & 0xF];
 	}
 	out[p++] = '"';
-	appendBinaryStringInfo(buf, out, p);
+	bufappend_bytes(buf, out, p);
 }
 
 static void
@@ -1095,17 +1194,17 @@ append_java_double(StringInfo buf, double v)
 {
 	char		tmp[JSONOUT_NUMBER_MAX];
 
-	appendBinaryStringInfo(buf, tmp, jsonout_double(v, tmp));
+	bufappend_bytes(buf, tmp, jsonout_double(v, tmp));
 }
 
 static void
 append_java_point(StringInfo buf, const Point *pt)
 {
-	appendStringInfoChar(buf, '(');
+	bufappend_char(buf, '(');
 	append_java_double(buf, pt->x);
-	appendStringInfoChar(buf, ',');
+	bufappend_char(buf, ',');
 	append_java_double(buf, pt->y);
-	appendStringInfoChar(buf, ')');
+	bufappend_char(buf, ')');
 }
 
 static void
@@ -1114,7 +1213,7 @@ append_java_points(StringInfo buf, const Point *pts, int n)
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
+			bufappend_char(buf, ',');
 		append_java_point(buf, &pts[i]);
 	}
 }
@@ -1135,7 +1234,7 @@ java_geometry_text(StringInfo buf, Oid typid, Datum value)
 				BOX		   *b = DatumGetBoxP(value);
 
 				append_java_point(buf, &b->high);
-				appendStringInfoChar(buf, ',');
+				bufappend_char(buf, ',');
 				append_java_point(buf, &b->low);
 				return true;
 			}
@@ -1143,47 +1242,47 @@ java_geometry_text(StringInfo buf, Oid typid, Datum value)
 			{
 				CIRCLE	   *c = DatumGetCircleP(value);
 
-				appendStringInfoChar(buf, '<');
+				bufappend_char(buf, '<');
 				append_java_point(buf, &c->center);
-				appendStringInfoChar(buf, ',');
+				bufappend_char(buf, ',');
 				append_java_double(buf, c->radius);
-				appendStringInfoChar(buf, '>');
+				bufappend_char(buf, '>');
 				return true;
 			}
 		case LINEOID:
 			{
 				LINE	   *l = DatumGetLineP(value);
 
-				appendStringInfoChar(buf, '{');
+				bufappend_char(buf, '{');
 				append_java_double(buf, l->A);
-				appendStringInfoChar(buf, ',');
+				bufappend_char(buf, ',');
 				append_java_double(buf, l->B);
-				appendStringInfoChar(buf, ',');
+				bufappend_char(buf, ',');
 				append_java_double(buf, l->C);
-				appendStringInfoChar(buf, '}');
+				bufappend_char(buf, '}');
 				return true;
 			}
 		case LSEGOID:
-			appendStringInfoChar(buf, '[');
+			bufappend_char(buf, '[');
 			append_java_points(buf, DatumGetLsegP(value)->p, 2);
-			appendStringInfoChar(buf, ']');
+			bufappend_char(buf, ']');
 			return true;
 		case PATHOID:
 			{
 				PATH	   *p = DatumGetPathP(value);
 
-				appendStringInfoChar(buf, p->closed ? '(' : '[');
+				bufappend_char(buf, p->closed ? '(' : '[');
 				append_java_points(buf, p->p, p->npts);
-				appendStringInfoChar(buf, p->closed ? ')' : ']');
+				bufappend_char(buf, p->closed ? ')' : ']');
 				return true;
 			}
 		case POLYGONOID:
 			{
 				POLYGON    *p = DatumGetPolygonP(value);
 
-				appendStringInfoChar(buf, '(');
+				bufappend_char(buf, '(');
 				append_java_points(buf, p->p, p->npts);
-				appendStringInfoChar(buf, ')');
+				bufappend_char(buf, ')');
 				return true;
 			}
 		default:
@@ -1253,9 +1352,9 @@ write_timestamp(StringInfo buf, const CdcColumn *col, Timestamp ts,
 static void
 write_temporal_text(StringInfo buf, const char *text, size_t len)
 {
-	appendStringInfoChar(buf, '"');
-	appendBinaryStringInfo(buf, text, len);
-	appendStringInfoChar(buf, '"');
+	bufappend_char(buf, '"');
+	bufappend_bytes(buf, text, len);
+	bufappend_char(buf, '"');
 }
 
 static void
@@ -1322,19 +1421,19 @@ append_hstore_object(StringInfo buf, const char *text, bool nested)
 	if (n < 0)
 		elog(ERROR, "could not parse hstore value \"%s\"", text);
 	hstoretext_java_order(pairs, n);
-	appendStringInfoChar(buf, '{');
+	bufappend_char(buf, '{');
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
+			bufappend_char(buf, ',');
 		append(buf, pairs[i].key, pairs[i].keylen);
-		appendStringInfoChar(buf, ':');
+		bufappend_char(buf, ':');
 		if (pairs[i].value == NULL)
-			appendStringInfoString(buf, "null");
+			BUFAPPEND_LITERAL(buf, "null");
 		else
 			append(buf, pairs[i].value, pairs[i].valuelen);
 	}
-	appendStringInfoChar(buf, '}');
+	bufappend_char(buf, '}');
 }
 
 /* The pairs are parsed, ordered and written as UTF-8, converted once. */
@@ -1378,13 +1477,13 @@ write_point(StringInfo buf, Datum value)
 
 	put_le_double(wkb + 5, pt->x);
 	put_le_double(wkb + 13, pt->y);
-	appendStringInfoString(buf, "{\"x\":");
+	BUFAPPEND_LITERAL(buf, "{\"x\":");
 	write_double(buf, pt->x);
-	appendStringInfoString(buf, ",\"y\":");
+	BUFAPPEND_LITERAL(buf, ",\"y\":");
 	write_double(buf, pt->y);
-	appendStringInfoString(buf, ",\"wkb\":");
+	BUFAPPEND_LITERAL(buf, ",\"wkb\":");
 	write_base64(buf, wkb, sizeof(wkb), false);
-	appendStringInfoString(buf, ",\"srid\":null}");
+	BUFAPPEND_LITERAL(buf, ",\"srid\":null}");
 }
 
 static void
@@ -1401,20 +1500,20 @@ write_array(StringInfo buf, const CdcColumn *col, Datum value, const CdcOptions 
 	/* a null in a required-items array makes Debezium drop the whole value */
 	if (!elem->optional && array_contains_nulls(arr))
 	{
-		appendStringInfoString(buf, "null");
+		BUFAPPEND_LITERAL(buf, "null");
 		return;
 	}
-	appendStringInfoChar(buf, '[');
+	bufappend_char(buf, '[');
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
+			bufappend_char(buf, ',');
 		if (nulls[i])
-			appendStringInfoString(buf, "null");
+			BUFAPPEND_LITERAL(buf, "null");
 		else
 			typemap_write_value(buf, elem, elems[i], opts);
 	}
-	appendStringInfoChar(buf, ']');
+	bufappend_char(buf, ']');
 }
 
 /* Write one non-null value of col as its JSON payload. */
@@ -1533,39 +1632,39 @@ write_array_placeholder(StringInfo buf, const CdcColumn *col, const CdcOptions *
 		case BPCHAROID:
 		case JSONOID:
 		case JSONBOID:
-			appendStringInfoChar(buf, '[');
+			bufappend_char(buf, '[');
 			textenc_append_json(buf, ph, len);
-			appendStringInfoChar(buf, ']');
+			bufappend_char(buf, ']');
 			break;
 		case BYTEAOID:
 			/* byte[] items fit only the "bytes" schema of binary mode bytes */
 			if (opts->binary_mode != CDC_BINARY_BYTES)
-				appendStringInfoString(buf, "null");
+				BUFAPPEND_LITERAL(buf, "null");
 			else
 			{
-				appendStringInfoChar(buf, '[');
+				bufappend_char(buf, '[');
 				write_binary(buf, (const uint8 *) ph, len, opts);
-				appendStringInfoChar(buf, ']');
+				bufappend_char(buf, ']');
 			}
 			break;
 		case DATEOID:
 			/* Integer items do not fit Kafka's Date (time mode connect) */
 			if (opts->time_mode == CDC_TIME_CONNECT)
 			{
-				appendStringInfoString(buf, "null");
+				BUFAPPEND_LITERAL(buf, "null");
 				break;
 			}
 			/* FALLTHROUGH */
 		case INT4OID:
 		case INT8OID:
-			appendStringInfoChar(buf, '[');
+			bufappend_char(buf, '[');
 			for (int i = 0; i < len; i++)
 			{
 				if (i > 0)
-					appendStringInfoChar(buf, ',');
+					bufappend_char(buf, ',');
 				write_int64(buf, (int8) ph[i]);
 			}
-			appendStringInfoChar(buf, ']');
+			bufappend_char(buf, ']');
 			break;
 		case UUIDOID:
 			{
@@ -1577,13 +1676,13 @@ write_array_placeholder(StringInfo buf, const CdcColumn *col, const CdcOptions *
 					elog(ERROR, "could not compute MD5 of the placeholder: %s", errstr);
 				u.data[6] = (u.data[6] & 0x0f) | 0x30;
 				u.data[8] = (u.data[8] & 0x3f) | 0x80;
-				appendStringInfoChar(buf, '[');
+				bufappend_char(buf, '[');
 				write_uuid(buf, UUIDPGetDatum(&u));
-				appendStringInfoChar(buf, ']');
+				bufappend_char(buf, ']');
 				break;
 			}
 		default:
-			appendStringInfoString(buf, "null");
+			BUFAPPEND_LITERAL(buf, "null");
 			break;
 	}
 }
@@ -1609,14 +1708,14 @@ typemap_write_placeholder(StringInfo buf, const CdcColumn *col,
 			else if (opts->binary_mode == CDC_BINARY_BYTES)
 				write_binary(buf, (const uint8 *) ph, len, opts);
 			else
-				appendStringInfoString(buf, "null");
+				BUFAPPEND_LITERAL(buf, "null");
 			break;
 		case CDC_VK_HSTORE:
-			appendStringInfoChar(buf, '{');
+			bufappend_char(buf, '{');
 			textenc_append_json(buf, ph, len);
-			appendStringInfoChar(buf, ':');
+			bufappend_char(buf, ':');
 			textenc_append_json(buf, ph, len);
-			appendStringInfoChar(buf, '}');
+			bufappend_char(buf, '}');
 			break;
 		case CDC_VK_ARRAY:
 			write_array_placeholder(buf, col, opts);
