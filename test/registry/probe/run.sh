@@ -11,7 +11,7 @@
 # provide.transaction.metadata=true and topic.prefix=conftx), both with
 # schema.name.adjustment.mode=avro.
 #
-# Usage: run.sh [--out DIR] [--keep]     (default --out ../reference)
+# Usage: run.sh [--out DIR] [--keep]     (default --out ../work/reference)
 # Output: DIR/records-<engine>.jsonl, DIR/subjects.json, DIR/schemas/*.avsc
 # Logs and the cluster's files: ../work/probe/ (git-ignored).
 #
@@ -22,7 +22,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CONF="$HERE/../../conformance"
 PGBIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 WORK="$HERE/../work/probe"
-OUT="$HERE/../reference"
+OUT="$HERE/../work/reference"
 KEEP=0
 DBNAME=conformance
 SENTINEL_PREFIX=cdc_kafka_conformance
