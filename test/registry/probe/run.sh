@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh: capture the Debezium + Avro reference (../reference/) for cdc_kafka's Avro output.
+# run.sh: capture the Debezium + Avro reference (../work/reference/) for cdc_kafka's Avro output.
 #
 # Runs Debezium 3.6.1 (embedded, pgoutput) with Apicurio's Kafka Connect AvroConverter
 # (Confluent wire format: magic byte 0, 4-byte content id, no headers; subjects
