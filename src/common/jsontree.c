@@ -44,6 +44,8 @@ typedef struct Parser
 
 static JsonTree *parse_value(Parser *ps);
 
+static void fail(Parser *ps, const char *fmt,...) __attribute__((format(printf, 2, 3), noreturn));
+
 static void
 fail(Parser *ps, const char *fmt,...)
 {
