@@ -5,6 +5,7 @@
 #                         first if needed: give it the same WERROR as make)
 #   make layoutcheck      the layout rules on the built objects (README: Layout)
 #   make unitcheck        cmocka tests of the pure C parts (no server needed)
+#   make avroschemacheck  Avro schemas against a Debezium capture (AVRO_REFERENCE=dir)
 #   make regresscheck     pg_regress suites on a temporary server (test/regress.conf)
 #   make installcheck     pg_regress suites, then the TAP suites
 #   make prove_installcheck   TAP suites (test/t) against a real Kafka broker
@@ -43,7 +44,7 @@ TAP_TESTS = $(if $(wildcard test/t/*.pl),1)
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
 EXTRA_CLEAN = results regression.diffs regression.out tmp_check log \
-	$(UNIT_BINS) $(BUILD_MODE)
+	$(UNIT_BINS) test/unit/avroschema_check $(BUILD_MODE)
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -123,3 +124,15 @@ test/unit/%_test: test/unit/%_test.c $(COMMON_SRCS) $(wildcard src/common/*.h) $
 .PHONY: unitcheck
 unitcheck: $(UNIT_BINS)
 	@status=0; for t in $(UNIT_BINS); do ./$$t || status=1; done; exit $$status
+
+# avroschema.c against a capture of Debezium with Apicurio's AvroConverter
+# (test/registry/probe/run.sh writes it; REFERENCE.md there): every key and
+# value schema derived and compared with the one the converter registered.
+#   make avroschemacheck AVRO_REFERENCE=/path/to/capture
+AVRO_REFERENCE ?= /var/tmp/avro-reference
+test/unit/avroschema_check: test/unit/avroschema_check.c $(COMMON_SRCS) $(wildcard src/common/*.h) $(BUILD_MODE)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lm
+
+.PHONY: avroschemacheck
+avroschemacheck: test/unit/avroschema_check
+	./test/unit/avroschema_check $(AVRO_REFERENCE)
