@@ -6,6 +6,7 @@
 #   make layoutcheck      the layout rules on the built objects (README: Layout)
 #   make unitcheck        cmocka tests of the pure C parts (no server needed)
 #   make avroschemacheck  Avro schemas against a Debezium capture (AVRO_REFERENCE=dir)
+#   make avroenccheck     Avro values against the same capture (and AVRO_JSON_CAPTURE)
 #   make regresscheck     pg_regress suites on a temporary server (test/regress.conf)
 #   make installcheck     pg_regress suites, then the TAP suites
 #   make prove_installcheck   TAP suites (test/t) against a real Kafka broker
@@ -35,7 +36,7 @@ WARNFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
 PG_CFLAGS = $(WARNFLAGS) $(if $(WERROR),-Werror)
 PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lrdkafka
+SHLIB_LINK = -lrdkafka -lavro
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=. --temp-config=test/regress.conf \
@@ -44,7 +45,7 @@ TAP_TESTS = $(if $(wildcard test/t/*.pl),1)
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
 EXTRA_CLEAN = results regression.diffs regression.out tmp_check log \
-	$(UNIT_BINS) test/unit/avroschema_check $(BUILD_MODE)
+	$(UNIT_BINS) test/unit/avroschema_check test/unit/avroenc_check $(BUILD_MODE)
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -119,7 +120,7 @@ UNIT_CFLAGS = -std=gnu11 -O1 -g $(WARNFLAGS) $(if $(WERROR),-Werror) -Isrc
 
 # Linking src/common alone is itself a check: a backend call there fails.
 test/unit/%_test: test/unit/%_test.c $(COMMON_SRCS) $(wildcard src/common/*.h) $(BUILD_MODE)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lcmocka -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lcmocka -lavro -lm
 
 .PHONY: unitcheck
 unitcheck: $(UNIT_BINS)
@@ -131,8 +132,21 @@ unitcheck: $(UNIT_BINS)
 #   make avroschemacheck AVRO_REFERENCE=/path/to/capture
 AVRO_REFERENCE ?= /var/tmp/avro-reference
 test/unit/avroschema_check: test/unit/avroschema_check.c $(COMMON_SRCS) $(wildcard src/common/*.h) $(BUILD_MODE)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lavro -lm
 
 .PHONY: avroschemacheck
 avroschemacheck: test/unit/avroschema_check
 	./test/unit/avroschema_check $(AVRO_REFERENCE)
+
+# avroenc.c against the same capture: each record's JsonConverter payload
+# (from the conformance run's Debezium JSON, AVRO_JSON_CAPTURE, same
+# workload) encoded under the schema the converter registered for it and
+# compared byte for byte with what it wrote.
+#   make avroenccheck AVRO_REFERENCE=dir AVRO_JSON_CAPTURE=file
+AVRO_JSON_CAPTURE ?= test/conformance/work/debezium/default.jsonl
+test/unit/avroenc_check: test/unit/avroenc_check.c $(COMMON_SRCS) $(wildcard src/common/*.h) $(BUILD_MODE)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(COMMON_SRCS) -lavro -lm
+
+.PHONY: avroenccheck
+avroenccheck: test/unit/avroenc_check
+	python3 test/unit/avroenc_check.py $(AVRO_REFERENCE) $(AVRO_JSON_CAPTURE) ./test/unit/avroenc_check

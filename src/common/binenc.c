@@ -60,6 +60,57 @@ binenc_base64(const uint8_t *in, size_t len, char *out, int url_safe)
 	return (size_t) (p - out);
 }
 
+/* The 6-bit value of a standard base64 character, or -1. */
+static int
+base64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long
+binenc_unbase64(const char *in, size_t len, uint8_t *out)
+{
+	uint8_t    *p = out;
+	size_t		i;
+
+	if (len % 4 != 0)
+		return -1;
+	for (i = 0; i < len; i += 4)
+	{
+		int			pad = (in[i + 3] == '=') + (in[i + 2] == '=' && in[i + 3] == '=');
+		uint32_t	group = 0;
+		int			k;
+
+		if (pad > 0 && i + 4 != len)
+			return -1;
+		for (k = 0; k < 4 - pad; k++)
+		{
+			int			v = base64_value(in[i + k]);
+
+			if (v < 0)
+				return -1;
+			group = group << 6 | (uint32_t) v;
+		}
+		group <<= 6 * pad;
+		*p++ = (uint8_t) (group >> 16);
+		if (pad < 2)
+			*p++ = (uint8_t) (group >> 8);
+		if (pad < 1)
+			*p++ = (uint8_t) group;
+	}
+	return (long) (p - out);
+}
+
 size_t
 binenc_hex(const uint8_t *in, size_t len, char *out)
 {

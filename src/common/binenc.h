@@ -28,6 +28,14 @@
  */
 extern size_t binenc_base64(const uint8_t *in, size_t len, char *out, int url_safe);
 
+/*
+ * The bytes of padded standard base64 text (what binenc_base64 writes with
+ * url_safe 0, and JsonConverter for BYTES), for reading records back.  out
+ * needs len / 4 * 3 bytes.  Returns the number of bytes, or -1 when the
+ * text is not whole groups of the alphabet with padding only at its end.
+ */
+extern long binenc_unbase64(const char *in, size_t len, uint8_t *out);
+
 /* Lower-case hex of len bytes; returns 2 * len (no NUL written). */
 extern size_t binenc_hex(const uint8_t *in, size_t len, char *out);
 

@@ -119,6 +119,33 @@ test_bits(void **state)
 	check_bits("0000000000000101", 0, b101, 1);
 }
 
+/* Decoding gives back every length of input, and refuses what is not base64. */
+static void
+test_unbase64(void **state)
+{
+	uint8_t		in[64];
+	char		text[BINENC_BASE64_LEN(64)];
+	uint8_t		back[64];
+	size_t		n;
+
+	for (n = 0; n < sizeof(in); n++)
+		in[n] = (uint8_t) (n * 37 + 11);
+	for (n = 0; n <= sizeof(in); n++)
+	{
+		size_t		tlen = binenc_base64(in, n, text, 0);
+
+		assert_int_equal(binenc_unbase64(text, tlen, back), (long) n);
+		assert_memory_equal(back, in, n);
+	}
+	assert_int_equal(binenc_unbase64("AA==", 4, back), 1);
+	assert_int_equal(back[0], 0);
+	assert_int_equal(binenc_unbase64("AAA", 3, back), -1);	/* not whole groups */
+	assert_int_equal(binenc_unbase64("A===", 4, back), -1);
+	assert_int_equal(binenc_unbase64("AA==AAAA", 8, back), -1);	/* padding inside */
+	assert_int_equal(binenc_unbase64("AA-_", 4, back), -1);	/* URL-safe alphabet */
+	assert_int_equal(binenc_unbase64("", 0, back), 0);
+}
+
 int
 main(void)
 {
@@ -127,6 +154,7 @@ main(void)
 		cmocka_unit_test(test_base64_alphabets),
 		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_bits),
+		cmocka_unit_test(test_unbase64),
 	};
 
 	return cmocka_run_group_tests_name("binenc", tests, NULL, NULL);
