@@ -36,7 +36,7 @@ WARNFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
 PG_CFLAGS = $(WARNFLAGS) $(if $(WERROR),-Werror)
 PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lrdkafka -lavro
+SHLIB_LINK = -lrdkafka -lavro -lcurl
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=. --temp-config=test/regress.conf \

@@ -2,7 +2,8 @@
 #
 # install-deps.sh - install what building and testing cdc_kafka needs on
 # Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
-# libavro (the Avro encoder, src/common/avroenc.c),
+# libavro and libcurl (the Avro format: src/common/avroenc.c, and the
+# schema registry client, src/plugin/registry.c),
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
 # Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
 # tests; 011 holds a backend at a breakpoint), python3 and binutils' nm
@@ -38,7 +39,7 @@ PACKAGES=(
 	build-essential pkg-config
 	postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	postgresql-15-wal2json
-	librdkafka-dev libcmocka-dev kcat libavro-dev
+	librdkafka-dev libcmocka-dev kcat libavro-dev libcurl4-openssl-dev
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
 	procps rsync gdb locales

@@ -69,6 +69,10 @@ build_and_install() {
 	# before the tree is copied for the postgres user
 	STEP_LOG=kafka-setup step "fetching the Kafka broker's jars (test/kafka/kafka.sh setup)" \
 		bash "$SRC/test/kafka/kafka.sh" setup
+	# test/t/037_avro_registry.pl registers schemas in an Apicurio Registry
+	# built here from Maven Central's jars
+	STEP_LOG=registry-setup step "building the schema registry (test/registry/registry.sh setup)" \
+		bash "$SRC/test/registry/registry.sh" setup
 	# test/t/032_exporter.pl scrapes a postgres_exporter installed here
 	bash "$SRC/monitoring/postgres_exporter/install.sh"
 	# the lake suite: pyspark, delta-spark and Maven's jars, cached

@@ -461,9 +461,10 @@ parse_value(Parser *ps)
 	return NULL;				/* not reached */
 }
 
-JsonTree *
-jsontree_parse(const char *json, size_t len, int max_depth,
-			   JsonTreeAlloc alloc, void *alloc_arg, char *err, size_t errlen)
+/* One value from json; with used, what follows it is left to the caller. */
+static JsonTree *
+parse_document(const char *json, size_t len, int max_depth, JsonTreeAlloc alloc,
+			   void *alloc_arg, size_t *used, char *err, size_t errlen)
 {
 	Parser		ps;
 	JsonTree   *volatile root = NULL;
@@ -481,10 +482,32 @@ jsontree_parse(const char *json, size_t len, int max_depth,
 	if (setjmp(ps.fail) != 0)
 		return NULL;
 	root = parse_value(&ps);
+	if (used != NULL)
+	{
+		*used = (size_t) (ps.p - ps.start);
+		return root;
+	}
 	skip_space(&ps);
 	if (ps.p != ps.end)
 		fail(&ps, "trailing characters");
 	return root;
+}
+
+JsonTree *
+jsontree_parse(const char *json, size_t len, int max_depth,
+			   JsonTreeAlloc alloc, void *alloc_arg, char *err, size_t errlen)
+{
+	return parse_document(json, len, max_depth, alloc, alloc_arg, NULL,
+						  err, errlen);
+}
+
+JsonTree *
+jsontree_parse_prefix(const char *json, size_t len, int max_depth,
+					  JsonTreeAlloc alloc, void *alloc_arg, size_t *used,
+					  char *err, size_t errlen)
+{
+	return parse_document(json, len, max_depth, alloc, alloc_arg, used,
+						  err, errlen);
 }
 
 const JsonTree *

@@ -74,6 +74,14 @@ extern JsonTree *jsontree_parse(const char *json, size_t len, int max_depth,
 								JsonTreeAlloc alloc, void *alloc_arg,
 								char *err, size_t errlen);
 
+/*
+ * The same for the value at the start of json (after any whitespace),
+ * whatever follows it: *used is set to the bytes up to the value's end.
+ */
+extern JsonTree *jsontree_parse_prefix(const char *json, size_t len, int max_depth,
+									   JsonTreeAlloc alloc, void *alloc_arg,
+									   size_t *used, char *err, size_t errlen);
+
 /* The member named name (NUL-terminated) of an object, or NULL. */
 extern const JsonTree *jsontree_member(const JsonTree *obj, const char *name);
 

@@ -76,6 +76,12 @@ const struct config_enum_entry options_hstore_modes[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry record_formats[] = {
+	{"json", CDC_FORMAT_JSON, false},
+	{"avro", CDC_FORMAT_AVRO, false},
+	{NULL, 0, false}
+};
+
 /* schema.name.adjustment.mode and field.name.adjustment.mode */
 /* The plugin's own: no setting has it (the worker always asks for binary). */
 static const struct config_enum_entry output_formats[] = {
@@ -108,6 +114,7 @@ static const char *const option_names[] = {
 	"route_schema_name_adjustment_mode",
 	"column_truncate_to_<n>_chars", "column_mask_hash_[v2_]<algorithm>_with_salt_<salt>",
 	"column_propagate_source_type", "datatype_propagate_source_type",
+	"format", "schema_registry_url",
 	"outbox_table_field_event_id", "outbox_table_field_event_key",
 	"outbox_table_field_event_type", "outbox_table_field_event_payload",
 	"outbox_table_field_event_timestamp", "outbox_table_fields_additional_placement",
@@ -422,6 +429,44 @@ parse_fraction_digits(DefElem *elem)
 	return (int) digits;
 }
 
+/* An http:// or https:// URL, without the trailing slash. */
+static char *
+parse_registry_url(DefElem *elem)
+{
+	char	   *url = pstrdup(option_value(elem));
+	size_t		len = strlen(url);
+
+	if (pg_strncasecmp(url, "http://", 7) != 0 && pg_strncasecmp(url, "https://", 8) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value \"%s\" for option \"%s\"", url, elem->defname),
+				 errhint("Give the schema registry's base URL, http://host:port or https://host:port, "
+						 "with a path if its Confluent-compatible API has one.")));
+	while (len > 0 && url[len - 1] == '/')
+		url[--len] = '\0';
+	return url;
+}
+
+/*
+ * Avro records are made from the JsonConverter record with its schema, and
+ * their schemas go to a registry: both have to be there.
+ */
+static void
+check_record_format(CdcOptions *opts)
+{
+	if (opts->record_format != CDC_FORMAT_AVRO)
+		return;
+	if (opts->schema_registry_url == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("format \"avro\" needs option \"schema_registry_url\"")));
+	if (!opts->schemas)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("format \"avro\" cannot be used with schemas off"),
+				 errdetail("Avro records carry their schema's id in the registry; option \"schemas\" is for JSON.")));
+}
+
 static char *
 option_list(void)
 {
@@ -509,6 +554,10 @@ apply_option(CdcOptions *opts, DefElem *elem)
 		return outbox_parse_option(opts, name, option_value(elem));
 	else if (strcmp(name, "include_unknown_datatypes") == 0)
 		opts->include_unknown_datatypes = parse_boolean(elem);
+	else if (strcmp(name, "format") == 0)
+		opts->record_format = parse_word(elem, record_formats);
+	else if (strcmp(name, "schema_registry_url") == 0)
+		opts->schema_registry_url = parse_registry_url(elem);
 	else
 		return false;
 	return true;
@@ -544,4 +593,5 @@ options_parse(CdcOptions *opts, List *options)
 	unwrap_finish(opts);
 	route_finish(opts);
 	outbox_finish(opts);
+	check_record_format(opts);
 }

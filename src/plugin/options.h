@@ -57,6 +57,13 @@ typedef enum CdcOutputFormat
 	CDC_OUTPUT_BINARY			/* framed records for the streaming worker */
 } CdcOutputFormat;
 
+/* How a record's key and value are written (option format). */
+typedef enum CdcRecordFormat
+{
+	CDC_FORMAT_JSON,			/* JsonConverter's JSON (default) */
+	CDC_FORMAT_AVRO				/* Confluent wire format, schemas in a registry */
+} CdcRecordFormat;
+
 /* Bits of CdcOptions.skipped_ops. */
 #define CDC_SKIP_CREATE		0x01
 #define CDC_SKIP_UPDATE		0x02
@@ -98,6 +105,8 @@ typedef struct CdcOptions
 	struct CdcRoute *route;		/* route transform (route.c); NULL: off */
 	struct CdcOutbox *outbox;	/* outbox transform (outbox.c); NULL: off */
 	bool		include_unknown_datatypes;	/* types Debezium cannot map, as binary */
+	CdcRecordFormat record_format;
+	char	   *schema_registry_url;	/* format avro: the registry's base URL */
 } CdcOptions;
 
 /* The words of the enumerated options, shared with the cdc_kafka.* settings. */

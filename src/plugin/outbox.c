@@ -921,6 +921,7 @@ outbox_write(StringInfo buf, CdcOutputFormat format, const CdcRelInfo *ri, Oid r
 	recout_begin_routed(&ro, buf, format, topic != NULL ? topic : routed, lsn, relid,
 						event_partition(ri, row, oc, opts),
 						event_timestamp(ri, row, oc->timestamp, opts));
+	recout_use_format(&ro, opts);
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);

@@ -138,7 +138,10 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 	MemoryContextSwitchTo(oldcxt);
 
 	ctx->output_plugin_private = state;
-	opt->output_type = state->opts.output_format == CDC_OUTPUT_BINARY ?
+	/* Avro values as rows are bytes; as records, base64 in the JSON */
+	opt->output_type = state->opts.output_format == CDC_OUTPUT_BINARY ||
+		(state->opts.output_format == CDC_OUTPUT_VALUE &&
+		 state->opts.record_format == CDC_FORMAT_AVRO) ?
 		OUTPUT_PLUGIN_BINARY_OUTPUT : OUTPUT_PLUGIN_TEXTUAL_OUTPUT;
 	/* whole transactions only: records must not reach Kafka before commit */
 	ctx->streaming = false;
@@ -188,6 +191,7 @@ write_txn_record(LogicalDecodingContext *ctx, CdcTxnState *ts, bool is_begin,
 	OutputPluginPrepareWrite(ctx, true);
 	recout_begin(&ro, ctx->out, state->opts.output_format, state->txn_topic, lsn,
 				 InvalidOid);
+	recout_use_format(&ro, &state->opts);
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);
@@ -433,6 +437,7 @@ write_change_record(LogicalDecodingContext *ctx, CdcTxnState *ts, ChangeRecord *
 	OutputPluginPrepareWrite(ctx, true);
 	recout_begin(&ro, ctx->out, opts->output_format, topic, rec->lsn,
 				 rec->ri->publish_relid);
+	recout_use_format(&ro, opts);
 	if (recout_wants_key(&ro))
 		write_record_key(ctx, &ro, rec, opts);
 	if (opts->unwrap != NULL)
@@ -717,6 +722,7 @@ plugin_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr ls
 	OutputPluginPrepareWrite(ctx, true);
 	recout_begin(&ro, ctx->out, state->opts.output_format, state->message_topic, lsn,
 				 InvalidOid);
+	recout_use_format(&ro, &state->opts);
 	if (recout_wants_key(&ro))
 	{
 		recout_key_begin(&ro);

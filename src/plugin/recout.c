@@ -32,6 +32,7 @@
  */
 #include "postgres.h"
 
+#include "plugin/avroout.h"
 #include "plugin/bufappend.h"
 #include "plugin/options.h"
 #include "plugin/recout.h"
@@ -97,6 +98,8 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 	ro->len_pos = -1;
 	ro->nheaders = 0;
 	ro->nheaders_pos = -1;
+	ro->topic = topic;
+	ro->avro = NULL;
 
 	if (format == CDC_OUTPUT_RECORD)
 	{
@@ -122,6 +125,27 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 	}
 }
 
+/*
+ * Write the key and value in the record format opts asks for (option
+ * format): call after recout_begin.  JSON needs nothing; for Avro the JSON
+ * the encoder writes is replaced at recout_key_end and recout_value_end.
+ */
+void
+recout_use_format(CdcRecordOut *ro, const CdcOptions *opts)
+{
+	if (opts->record_format == CDC_FORMAT_AVRO)
+		ro->avro = opts;
+}
+
+/* Replace the JSON written since json_start by its Avro form. */
+static void
+finish_avro(CdcRecordOut *ro, bool is_key)
+{
+	if (ro->avro != NULL)
+		avroout_replace(ro->buf, ro->json_start, ro->topic, is_key,
+						ro->format == CDC_OUTPUT_RECORD, ro->avro);
+}
+
 /* Only the value format leaves keys out. */
 bool
 recout_wants_key(const CdcRecordOut *ro)
@@ -137,11 +161,13 @@ recout_key_begin(CdcRecordOut *ro)
 		ro->len_pos = ro->buf->len;
 		put_u32(ro->buf, 0);
 	}
+	ro->json_start = ro->buf->len;
 }
 
 void
 recout_key_end(CdcRecordOut *ro)
 {
+	finish_avro(ro, true);
 	if (ro->format == CDC_OUTPUT_BINARY)
 		patch_length(ro->buf, ro->len_pos);
 }
@@ -165,11 +191,13 @@ recout_value_begin(CdcRecordOut *ro)
 		ro->len_pos = ro->buf->len;
 		put_u32(ro->buf, 0);
 	}
+	ro->json_start = ro->buf->len;
 }
 
 void
 recout_value_end(CdcRecordOut *ro)
 {
+	finish_avro(ro, false);
 	if (ro->format == CDC_OUTPUT_RECORD)
 		BUFAPPEND_LITERAL(ro->buf, ",\"headers\":{");
 	else if (ro->format == CDC_OUTPUT_BINARY)
@@ -192,7 +220,9 @@ recout_value_null(CdcRecordOut *ro)
 	}
 	if (ro->format == CDC_OUTPUT_RECORD)
 		BUFAPPEND_LITERAL(ro->buf, ",\"value\":");
-	BUFAPPEND_LITERAL(ro->buf, "null");
+	/* a row of Avro bytes: a tombstone is none, as in Kafka */
+	if (ro->format == CDC_OUTPUT_RECORD || ro->avro == NULL)
+		BUFAPPEND_LITERAL(ro->buf, "null");
 	if (ro->format == CDC_OUTPUT_RECORD)
 		BUFAPPEND_LITERAL(ro->buf, ",\"headers\":{");
 }

@@ -23,6 +23,9 @@ typedef struct CdcRecordOut
 	int			len_pos;		/* binary: where the open length field is */
 	int			nheaders_pos;	/* binary: where the header count is */
 	int			nheaders;
+	const char *topic;
+	const CdcOptions *avro;		/* format avro: the options; NULL: JSON */
+	int			json_start;		/* where the key or value being written starts */
 } CdcRecordOut;
 
 extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
@@ -30,6 +33,7 @@ extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat forma
 extern void recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 								const char *topic, uint64 lsn, Oid relid,
 								int32 partition, int64 timestamp);
+extern void recout_use_format(CdcRecordOut *ro, const CdcOptions *opts);
 extern bool recout_wants_key(const CdcRecordOut *ro);
 extern void recout_key_begin(CdcRecordOut *ro);
 extern void recout_key_end(CdcRecordOut *ro);

@@ -213,6 +213,7 @@ tablereader_write_frame(StringInfo frame, const CdcTableReader *r, const CdcRow 
 	}
 	resetStringInfo(frame);
 	recout_begin(&ro, frame, CDC_OUTPUT_BINARY, topic, lsn, r->relid);
+	recout_use_format(&ro, opts);
 	if (r->ri->nkeys > 0)
 	{
 		recout_key_begin(&ro);

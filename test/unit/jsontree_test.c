@@ -156,6 +156,27 @@ test_errors(void **state)
 	assert_non_null(parse("[[[[[[[[]]]]]]]]", err));
 }
 
+/* A value at the start of a longer text: where it ends, the rest untouched. */
+static void
+test_prefix(void **state)
+{
+	char		err[200];
+	const char *text = "{\"schema\":{\"type\":\"int32\"},\"payload\":1}";
+	size_t		used = 0;
+	JsonTree   *t = jsontree_parse_prefix(text + 10, strlen(text) - 10, 8,
+										  arena_alloc, &arena, &used, err, 200);
+
+	assert_non_null(t);
+	assert_int_equal(used, strlen("{\"type\":\"int32\"}"));
+	assert_true(jsontree_is_string(jsontree_member(t, "type"), "int32"));
+	assert_non_null(jsontree_parse_prefix(" 12,", 4, 8, arena_alloc, &arena,
+										  &used, err, 200));
+	assert_int_equal(used, 3);
+	assert_null(jsontree_parse_prefix("{\"a\":", 5, 8, arena_alloc, &arena,
+									  &used, err, 200));
+	assert_true(err[0] != '\0');
+}
+
 int
 main(void)
 {
@@ -164,6 +185,7 @@ main(void)
 		cmocka_unit_test_teardown(test_strings, teardown),
 		cmocka_unit_test_teardown(test_numbers, teardown),
 		cmocka_unit_test_teardown(test_errors, teardown),
+		cmocka_unit_test_teardown(test_prefix, teardown),
 	};
 
 	return cmocka_run_group_tests_name("jsontree", tests, NULL, NULL);

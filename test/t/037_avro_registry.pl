@@ -1,0 +1,191 @@
+# 037_avro_registry.pl - format 'avro' against a real schema registry.
+#
+# Apicurio Registry (test/registry/registry.sh, its Confluent-compatible
+# API) takes the schemas; the output plugin is read through the SQL
+# interface in the record format, where keys and values are the Confluent
+# wire format in base64.  Checked: every key and value is a zero byte, the
+# id the registry gives for its subject (<topic>-key, <topic>-value) and
+# Avro binary; the registered schemas are Debezium's (Envelope, Value, Key,
+# Source); a table change registers a new version; a change the subject's
+# compatibility rule refuses is an ERROR with the registry's message and
+# consumes nothing; so is a registry that is down, and once it is back
+# every change comes out.  (The bytes themselves are compared with
+# Debezium's Avro converter by make avroenccheck.)
+#
+# test/t/037_avro_registry.pl
+
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use HTTP::Tiny;
+use MIME::Base64 qw(decode_base64);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use JSON::PP;
+use CdcKafka;
+
+my $json = JSON::PP->new->allow_nonref->canonical;
+my $http = HTTP::Tiny->new(timeout => 10);
+my $registry_sh = abs_path(dirname(__FILE__) . '/../registry/registry.sh');
+my $registry_dir = PostgreSQL::Test::Utils::tempdir() . '/registry';
+my $port = PostgreSQL::Test::Cluster::get_free_port();
+
+sub registry_start
+{
+	my ($rc, $out, $err) = CdcKafka::run_cmd([ $registry_sh, 'start', '--dir', $registry_dir, '--port', $port ],
+		timeout => 180);
+	BAIL_OUT("the schema registry did not start: $err") if $rc != 0;
+	chomp $out;
+	return $out;
+}
+
+sub registry_stop
+{
+	CdcKafka::run_cmd([ $registry_sh, 'stop', '--dir', $registry_dir ], timeout => 60);
+}
+
+my $url = registry_start();
+END { registry_stop() if defined $registry_dir; }
+
+sub registry_get
+{
+	my ($path) = @_;
+	my $res = $http->get("$url$path");
+	return $res->{success} ? $json->decode($res->{content}) : undef;
+}
+
+sub registry_put
+{
+	my ($path, $body) = @_;
+	return $http->request('PUT', "$url$path",
+		{ headers => { 'Content-Type' => 'application/json' }, content => $json->encode($body) });
+}
+
+my $node = new_node('avro', bootstrap => '', create_extension => 0);
+$node->safe_psql('postgres', q{
+CREATE TABLE t (id int PRIMARY KEY, name text, amount numeric(10,2), at timestamptz, tags text[]);
+SELECT 'init' FROM pg_create_logical_replication_slot('avro_slot', 'cdc_kafka');
+INSERT INTO t VALUES (1, 'one', 12.34, '2026-01-01 00:00:00+00', '{x,y}'),
+                     (2, NULL, -0.5, '2026-01-02 00:00:00+00', NULL);
+UPDATE t SET name = 'two' WHERE id = 2;
+DELETE FROM t WHERE id = 1;
+});
+
+my $avro_options = "'format', 'avro', 'schema_registry_url', '$url', "
+  . "'output_format', 'record', 'schema_name_adjustment_mode', 'avro'";
+
+# Consume the slot's changes in the Avro record format: (rows, stderr).
+sub decode_avro
+{
+	my ($fn) = @_;
+	$fn //= 'pg_logical_slot_get_changes';
+	my ($rc, $out, $err) = $node->psql('postgres',
+		"SELECT data FROM $fn('avro_slot', NULL, NULL, $avro_options)");
+	return ([ map { $json->decode($_) } grep { length } split /\n/, $out ], $err);
+}
+
+# A key or value: magic byte, id and the Avro binary's length.
+sub wire
+{
+	my ($base64) = @_;
+	return undef unless defined $base64;
+	my $bytes = decode_base64($base64);
+	my ($magic, $id) = unpack('C N', $bytes);
+	return { magic => $magic, id => $id, avro_len => length($bytes) - 5, bytes => $bytes };
+}
+
+# ---- records and the registry ------------------------------------------------
+
+my ($rows, $err) = decode_avro();
+is(scalar @$rows, 5, 'five records: two inserts, an update, a delete and its tombstone')
+  or diag($err);
+my $topic = 'postgres.public.t';
+my $value_id = registry_get("/subjects/$topic-value/versions/latest")->{id};
+my $key_id = registry_get("/subjects/$topic-key/versions/latest")->{id};
+ok(defined $value_id && defined $key_id, "the registry has subjects $topic-key and $topic-value");
+is_deeply(registry_get('/subjects'), [ "$topic-key", "$topic-value" ], 'and no other subject')
+  or diag(explain(registry_get('/subjects')));
+
+my @values = map { wire($_->{value}) } @$rows;
+my @keys = map { wire($_->{key}) } @$rows;
+is_deeply([ map { $_->{magic} } @keys, grep { defined } @values ], [ (0) x 9 ],
+	'every key and value starts with the magic byte 0');
+is_deeply([ map { $_->{id} } @keys ], [ ($key_id) x 5 ], 'every key carries the key subject\'s id');
+is_deeply([ map { $_->{id} } @values[ 0 .. 3 ] ], [ ($value_id) x 4 ],
+	'every value carries the value subject\'s id');
+ok(!defined $values[4], 'the tombstone\'s value stays null');
+is($keys[0]{avro_len}, 1, 'the key {"id":1} is one byte of Avro (zig-zag 2)');
+is(substr($keys[0]{bytes}, 5), "\x02", 'and that byte is 0x02');
+like($values[0]{bytes}, qr/\x06one/, 'the insert\'s value holds "one" as an Avro string (length 3, zig-zag 6)');
+
+my $value_schema = $json->decode(registry_get("/schemas/ids/$value_id")->{schema});
+is($value_schema->{name} . ' ' . $value_schema->{namespace}, "Envelope $topic",
+	'the value schema is the record Envelope in the topic\'s namespace');
+is(join(',', map { $_->{name} } @{ $value_schema->{fields} }),
+	'before,after,source,transaction,op,ts_ms,ts_us,ts_ns', 'with Debezium\'s envelope fields in order');
+my ($before) = grep { $_->{name} eq 'before' } @{ $value_schema->{fields} };
+my $row = $before->{type}[1];
+is(join(',', map { $_->{name} } @{ $row->{fields} }), 'id,name,amount,at,tags',
+	'before is the record Value with the table\'s columns');
+my ($amount) = grep { $_->{name} eq 'amount' } @{ $row->{fields} };
+is($json->encode($amount->{type}[1]),
+	$json->encode({ type => 'bytes', scale => 2, precision => 10, 'connect.version' => 1,
+		'connect.parameters' => { scale => '2', 'connect.decimal.precision' => '10' },
+		'connect.name' => 'org.apache.kafka.connect.data.Decimal', logicalType => 'decimal' }),
+	'numeric(10,2) is Avro\'s decimal, with Connect\'s properties');
+my $key_schema = $json->decode(registry_get("/schemas/ids/$key_id")->{schema});
+is($json->encode($key_schema),
+	$json->encode({ type => 'record', name => 'Key', namespace => $topic,
+		fields => [ { name => 'id', type => 'int' } ], 'connect.name' => "$topic.Key" }),
+	'the key schema is the record Key');
+
+# ---- a table change: a new version of the value subject ------------------------
+
+$node->safe_psql('postgres', q{
+ALTER TABLE t ADD COLUMN note text;
+INSERT INTO t VALUES (3, 'three', 1, now(), NULL, 'new');
+});
+($rows, $err) = decode_avro();
+is(scalar @$rows, 1, 'the insert after ALTER TABLE ... ADD COLUMN') or diag($err);
+my $versions = registry_get("/subjects/$topic-value/versions");
+is_deeply($versions, [ 1, 2 ], 'registered a second version of the value subject');
+my $v2 = registry_get("/subjects/$topic-value/versions/2")->{id};
+is(wire($rows->[0]{value})->{id}, $v2, 'and the record carries its id');
+is_deeply(registry_get("/subjects/$topic-key/versions"), [1], 'the key subject is unchanged');
+
+# ---- a change the compatibility rule refuses: an ERROR, nothing consumed --------
+
+my $res = registry_put("/config/$topic-value", { compatibility => 'BACKWARD' });
+ok($res->{success}, 'the value subject\'s compatibility set to BACKWARD') or diag($res->{content});
+$node->safe_psql('postgres', q{
+ALTER TABLE t ALTER COLUMN name TYPE int USING length(name);
+INSERT INTO t VALUES (4, 4, 4, now(), NULL, NULL);
+});
+($rows, $err) = decode_avro();
+is(scalar @$rows, 0, 'a text column turned int (a reader of int cannot read strings): nothing comes out');
+like($err, qr/ERROR:  schema registry at "\Q$url\E" refused the schema of subject "\Q$topic\E-value": Incompatible/,
+	'the ERROR names the registry and the subject, and gives the registry\'s message');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_logical_slot_peek_changes('avro_slot', NULL, NULL)"),
+	'1', 'the refused change is still in the slot');
+
+# ---- the registry down, then back -----------------------------------------------
+
+registry_stop();
+($rows, $err) = decode_avro();
+like($err, qr/ERROR:  could not reach the schema registry at "\Q$url\E"/,
+	'with the registry down: an ERROR saying it cannot be reached');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_logical_slot_peek_changes('avro_slot', NULL, NULL)"),
+	'1', 'and the change is still in the slot');
+$url = registry_start();
+($rows, $err) = decode_avro();
+is(scalar @$rows, 1, 'the registry back (empty, in-memory, without the rule): the change comes out')
+  or diag($err);
+is(wire($rows->[0]{value})->{id}, registry_get("/subjects/$topic-value/versions/latest")->{id},
+	'with the id the registry gives now');
+
+done_testing();
