@@ -6,7 +6,9 @@
 #   layout       the layout rules on the built objects     (make layoutcheck)
 #   unit         cmocka tests of the pure C parts          (make unitcheck)
 #   regress      pg_regress suites of the output plugin    (make regresscheck)
-#   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh)
+#   conformance  Debezium 3.6.1 and cdc_kafka side by side (test/conformance/run.sh),
+#                then the Avro schemas and bytes against Debezium's AvroConverter
+#                (test/registry/check-avro.sh)
 #   tap          worker, restarts and faults, real Kafka   (make prove_installcheck)
 #   lake         the Spark + Delta Lake job of lake/: ruff, pytest, and end to end
 #                (test/t/035_lake.pl) against the source (lake/test.sh)
@@ -105,7 +107,9 @@ run_suite() {
 		layout) make -C "$SRC" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 layoutcheck ;;
 		unit) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" WERROR=1 unitcheck ;;
 		regress) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" regresscheck ;;
-		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" ;;
+		# then the Avro format against Debezium's AvroConverter, on that run's capture
+		conformance) "${RUN[@]}" bash "$WORK/test/conformance/run.sh" &&
+			"${RUN[@]}" env PG_BIN="$PG_BIN" bash "$WORK/test/registry/check-avro.sh" ;;
 		tap) "${RUN[@]}" make -C "$WORK" -s PG_CONFIG="$PG_BIN/pg_config" prove_installcheck ;;
 		lake) "${RUN[@]}" env PG_BIN="$PG_BIN" LAKE_PYTHON="$LAKE_CACHE/venv/bin/python" \
 			LAKE_JARS="$LAKE_CACHE/jars" bash "$WORK/lake/test.sh" ;;
