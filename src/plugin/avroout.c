@@ -176,6 +176,28 @@ avroout_encode(AvroSubject *s, const char *payload, size_t len, char **out)
 	return n;
 }
 
+/*
+ * Forget every subject's schema and id: a decoding session registers again
+ * what it writes, so ids never outlive a session in which the registry or
+ * its contents may have changed (a registry restored, or swapped at the
+ * same URL).
+ */
+void
+avroout_forget(void)
+{
+	HASH_SEQ_STATUS seq;
+	AvroSubject *s;
+
+	if (avroout_subjects == NULL)
+		return;
+	hash_seq_init(&seq, avroout_subjects);
+	while ((s = hash_seq_search(&seq)) != NULL)
+		avroenc_free(s->enc);
+	MemoryContextDelete(avroout_cxt);
+	avroout_subjects = NULL;
+	avroout_cxt = avroout_record_cxt = NULL;
+}
+
 void
 avroout_replace(StringInfo buf, int start, const char *topic, bool is_key,
 				bool as_text, const CdcOptions *opts)

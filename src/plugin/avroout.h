@@ -25,4 +25,7 @@
 extern void avroout_replace(StringInfo buf, int start, const char *topic,
 							bool is_key, bool as_text, const CdcOptions *opts);
 
+/* Forget the registered schemas (a new decoding session registers again). */
+extern void avroout_forget(void);
+
 #endif							/* CDC_PLUGIN_AVROOUT_H */

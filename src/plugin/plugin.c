@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "plugin/avroout.h"
 #include "plugin/compat.h"
 #include "plugin/encoder.h"
 #include "plugin/msgfilter.h"
@@ -138,6 +139,7 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 	MemoryContextSwitchTo(oldcxt);
 
 	ctx->output_plugin_private = state;
+	avroout_forget();
 	/* Avro values as rows are bytes; as records, base64 in the JSON */
 	opt->output_type = state->opts.output_format == CDC_OUTPUT_BINARY ||
 		(state->opts.output_format == CDC_OUTPUT_VALUE &&

@@ -1048,6 +1048,39 @@ check_propagate_source_type(char **newval, void **extra, GucSource source)
 }
 
 bool		settings_include_unknown_datatypes = false;
+int			settings_record_format = CDC_FORMAT_JSON;
+char	   *settings_schema_registry_url = NULL;
+
+static const struct config_enum_entry record_formats[] = {
+	{"json", CDC_FORMAT_JSON, false},
+	{"avro", CDC_FORMAT_AVRO, false},
+	{NULL, 0, false}
+};
+
+/* Empty, or a URL the plugin option schema_registry_url takes. */
+static bool
+check_schema_registry_url(char **newval, void **extra, GucSource source)
+{
+	if (**newval == '\0' || pg_strncasecmp(*newval, "http://", 7) == 0 ||
+		pg_strncasecmp(*newval, "https://", 8) == 0)
+		return true;
+	GUC_check_errdetail("The schema registry's base URL starts with http:// or https://.");
+	return false;
+}
+
+static void
+define_avro_settings(void)
+{
+	DefineCustomEnumVariable("cdc_kafka.format",
+							 "How keys and values are written: json (JsonConverter) or avro (Confluent wire format, schemas in cdc_kafka.schema_registry_url).",
+							 NULL, &settings_record_format, CDC_FORMAT_JSON, record_formats,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.schema_registry_url",
+							   "Base URL of the schema registry's Confluent-compatible API, for cdc_kafka.format = avro.",
+							   "Empty: none.",
+							   &settings_schema_registry_url, "", PGC_SIGHUP, 0,
+							   check_schema_registry_url, NULL, NULL);
+}
 
 static void
 define_keys_settings(void)
@@ -1096,6 +1129,7 @@ settings_define(void)
 	define_flow_settings();
 	define_snapshot_settings();
 	define_keys_settings();
+	define_avro_settings();
 	MarkGUCPrefixReserved("cdc_kafka");
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = hide_refused_properties;

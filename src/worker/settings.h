@@ -120,6 +120,8 @@ extern char *settings_message_prefix_exclude_list;
 extern int	settings_schema_name_mode;
 extern int	settings_field_name_mode;
 extern bool settings_include_unknown_datatypes;
+extern int	settings_record_format;
+extern char *settings_schema_registry_url;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

@@ -737,6 +737,12 @@ add_plugin_options(CdcStreamConfig *cfg)
 			   options_value_name(optvalue_name_adjustment_modes, settings_field_name_mode));
 	add_option(cfg, "include_unknown_datatypes",
 			   bool_text(settings_include_unknown_datatypes));
+	if (settings_record_format == CDC_FORMAT_AVRO)
+	{
+		add_option(cfg, "format", "avro");
+		if (settings_schema_registry_url[0] != '\0')
+			add_option(cfg, "schema_registry_url", settings_schema_registry_url);
+	}
 }
 
 /* A session's configuration: the plugin options, what to skip or send alone. */

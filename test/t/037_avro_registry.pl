@@ -9,8 +9,13 @@
 # Source); a table change registers a new version; a change the subject's
 # compatibility rule refuses is an ERROR with the registry's message and
 # consumes nothing; so is a registry that is down, and once it is back
-# every change comes out.  (The bytes themselves are compared with
-# Debezium's Avro converter by make avroenccheck.)
+# every change comes out.  Then the streaming worker with
+# cdc_kafka.format = 'avro' on a real broker: the topic's records in the
+# wire format with the registry's ids; the registry stopped mid-stream
+# stops streaming visibly (last_error in cdc_kafka.status) and loses
+# nothing; restarted, every change reaches Kafka once.  (The bytes
+# themselves are compared with Debezium's Avro converter by
+# test/registry/check-avro.sh.)
 #
 # test/t/037_avro_registry.pl
 
@@ -187,5 +192,51 @@ is(scalar @$rows, 1, 'the registry back (empty, in-memory, without the rule): th
   or diag($err);
 is(wire($rows->[0]{value})->{id}, registry_get("/subjects/$topic-value/versions/latest")->{id},
 	'with the id the registry gives now');
+
+# ---- the streaming worker ---------------------------------------------------------
+
+$node->stop;
+my $kafka = CdcKafka::Cluster->start(nodes => 1, partitions => 1);
+my $worker_node = new_node('avro_worker', bootstrap => $kafka->bootstrap, conf => qq{
+cdc_kafka.format = 'avro'
+cdc_kafka.schema_registry_url = '$url'
+cdc_kafka.schema_name_adjustment_mode = 'avro'
+});
+$worker_node->safe_psql('postgres', q{
+CREATE TABLE w (id int PRIMARY KEY, name text);
+INSERT INTO w SELECT g, 'row ' || g FROM generate_series(1, 100) g;
+});
+my $wtopic = 'postgres.public.w';
+ok($kafka->wait_for_records($wtopic, 100), 'the worker streams 100 inserts in Avro');
+my $w_value_id = registry_get("/subjects/$wtopic-value/versions/latest")->{id};
+my $w_key_id = registry_get("/subjects/$wtopic-key/versions/latest")->{id};
+my @w;
+$kafka->consume_each($wtopic, sub { push @w, $_[0] });
+is_deeply([ map { unpack('C N', $_->{value}) } @w[ 0 .. 1 ] ], [ 0, $w_value_id, 0, $w_value_id ],
+	'each value: magic byte 0 and the id of the value subject');
+is_deeply([ map { unpack('C N', $_->{key}) } @w[ 0 .. 1 ] ], [ 0, $w_key_id, 0, $w_key_id ],
+	'each key: magic byte 0 and the id of the key subject');
+is(scalar(grep { index($_->{value}, "\x0crow 42") >= 0 } @w), 1, 'the value of row 42 holds its name');
+
+registry_stop();
+$worker_node->safe_psql('postgres', q{
+ALTER TABLE w ADD COLUMN extra int;
+INSERT INTO w SELECT g, 'row ' || g, g FROM generate_series(101, 150) g;
+});
+my $st = CdcKafka::poll_until(sub {
+		my $s = CdcKafka::status($worker_node);
+		return $s && ($s->{last_error} // '') =~ /schema registry/ ? $s : undef;
+	}, 60, 'last_error naming the schema registry');
+ok($st, 'with the registry down, cdc_kafka.status says why in last_error')
+  and like($st->{last_error}, qr/could not reach the schema registry at "\Q$url\E"/,
+	'last_error: the registry could not be reached');
+is($kafka->record_count($wtopic), 100, 'and nothing past the new schema reached Kafka');
+$url = registry_start();
+ok($kafka->wait_for_records($wtopic, 150), 'the registry back: the 50 changes follow');
+ok(CdcKafka::wait_caught_up($worker_node), 'the worker catches up');
+my %seen;
+$kafka->consume_each($wtopic, sub { $seen{ $_[0]{key} }++ });
+is(scalar(keys %seen), 150, '150 distinct keys');
+is(scalar(grep { $_ != 1 } values %seen), 0, 'each once');
 
 done_testing();
