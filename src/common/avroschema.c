@@ -43,6 +43,7 @@
 #include <strings.h>
 
 #include "common/avroschema.h"
+#include "common/binenc.h"
 #include "common/jsonout.h"
 
 #define CONNECT_NAMESPACE	"io.confluent.connect.avro"
@@ -456,22 +457,6 @@ set_record_name(Ctx *ctx, AvroSchema *rec, const char *cname)
 static void render_default(Ctx *ctx, Buf *b, const JsonTree *cs,
 						   const JsonTree *v);
 
-static int
-base64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 /*
  * Bytes (JsonConverter writes them in base64) as the JSON string of their
  * ISO-8859-1 reading: each byte is the code point of the same value.
@@ -479,31 +464,21 @@ base64_value(char c)
 static void
 render_bytes(Ctx *ctx, Buf *b, const JsonTree *v)
 {
+	uint8_t    *bytes = ctx->alloc(ctx->alloc_arg, v->len / 4 * 3 + 1);
 	char	   *text = ctx->alloc(ctx->alloc_arg, v->len * 2 + 1);
+	long		nbytes = binenc_unbase64(v->str, v->len, bytes);
 	size_t		n = 0;
-	unsigned int acc = 0;
-	int			bits = 0;
 
-	for (size_t i = 0; i < v->len && v->str[i] != '='; i++)
+	if (nbytes < 0)
+		fail(ctx, "bytes default is not base64");
+	for (long i = 0; i < nbytes; i++)
 	{
-		int			d = base64_value(v->str[i]);
-
-		if (d < 0)
-			fail(ctx, "bytes default is not base64");
-		acc = (acc << 6) | (unsigned int) d;
-		bits += 6;
-		if (bits >= 8)
+		if (bytes[i] < 0x80)
+			text[n++] = (char) bytes[i];
+		else
 		{
-			unsigned int byte = (acc >> (bits - 8)) & 0xFF;
-
-			bits -= 8;
-			if (byte < 0x80)
-				text[n++] = (char) byte;
-			else
-			{
-				text[n++] = (char) (0xC0 | (byte >> 6));
-				text[n++] = (char) (0x80 | (byte & 0x3F));
-			}
+			text[n++] = (char) (0xC0 | (bytes[i] >> 6));
+			text[n++] = (char) (0x80 | (bytes[i] & 0x3F));
 		}
 	}
 	buf_quoted(b, text, n);
