@@ -3,7 +3,8 @@
 # install-deps.sh - install what building and testing cdc_kafka needs on
 # Debian 12: PostgreSQL 15 with server headers, librdkafka, cmocka, kcat,
 # libavro and libcurl (the Avro format: src/common/avroenc.c, and the
-# schema registry client, src/plugin/registry.c),
+# schema registry client, src/plugin/registry.c), nginx and openssl (a
+# registry behind Basic authentication and TLS: test/registry/proxy.sh),
 # wal2json (benchmark baseline), Java 17 and Maven (Kafka broker and
 # Debezium, both taken from Maven Central), Perl's IPC::Run and gdb (TAP
 # tests; 011 holds a backend at a breakpoint), python3 and binutils' nm
@@ -42,7 +43,7 @@ PACKAGES=(
 	librdkafka-dev libcmocka-dev kcat libavro-dev libcurl4-openssl-dev
 	openjdk-17-jdk-headless maven
 	libipc-run-perl libcpanel-json-xs-perl
-	procps rsync gdb locales
+	procps rsync gdb locales nginx openssl
 	python3 binutils python3-pip python3-venv
 )
 

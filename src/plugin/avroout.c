@@ -59,6 +59,7 @@ typedef struct AvroSubject
 static HTAB *avroout_subjects = NULL;
 static MemoryContext avroout_cxt = NULL;	/* the subjects' texts */
 static MemoryContext avroout_record_cxt = NULL; /* one record's trees */
+static StringInfoData avroout_key;	/* the last key's JSON (avroout_keep_key) */
 
 static void
 avroout_init(void)
@@ -119,16 +120,26 @@ avroout_derive(const char *subject, const char *text, size_t len, size_t *used)
 	return avroschema_to_json(avro, avroout_alloc, avroout_record_cxt, &avro_len);
 }
 
-/* Derive, register and prepare the subject's schema from text. */
-static void
-avroout_prepare(AvroSubject *s, const char *url, const char *text, size_t len)
+/*
+ * Derive, register and prepare the subject's schema from text.  A schema
+ * the registry refuses is returned as the refusal's text when may_refuse
+ * (the entry is left as it was), an ERROR otherwise.
+ */
+static char *
+avroout_prepare(AvroSubject *s, const char *url, const char *text, size_t len,
+				bool may_refuse, size_t *used_out)
 {
 	size_t		used;
 	char	   *avro = avroout_derive(s->subject, text, len, &used);
 	char		err[512];
-	int32		id = registry_register(url, s->subject, avro);
-	AvroEnc    *enc = avroenc_create(avro, strlen(avro), err, sizeof(err));
+	char	   *refusal = NULL;
+	int32		id = registry_register(url, s->subject, avro, may_refuse ? &refusal : NULL);
+	AvroEnc    *enc;
 
+	*used_out = used;
+	if (refusal != NULL)
+		return refusal;
+	enc = avroenc_create(avro, strlen(avro), err, sizeof(err));
 	if (enc == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -148,6 +159,7 @@ avroout_prepare(AvroSubject *s, const char *url, const char *text, size_t len)
 	s->connect_len = (int) used;
 	if (!avroout_same_schema(s, url, text, len))
 		elog(ERROR, "cdc_kafka: no payload after the schema of subject \"%s\"", s->subject);
+	return NULL;
 }
 
 /* The Avro binary of the payload text under the subject's schema. */
@@ -198,9 +210,41 @@ avroout_forget(void)
 	avroout_cxt = avroout_record_cxt = NULL;
 }
 
-void
+/*
+ * Keep the JSON of the record's key (its payload, without the schema): a
+ * record whose schema the registry refuses is named by it.
+ */
+static void
+avroout_keep_key(const char *payload, size_t len)
+{
+	if (avroout_key.data == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+		initStringInfo(&avroout_key);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	resetStringInfo(&avroout_key);
+	appendBinaryStringInfo(&avroout_key, payload, (int) len);
+}
+
+/* The JSON of the last key avroout_replace saw, and its length. */
+const char *
+avroout_last_key(size_t *len)
+{
+	*len = avroout_key.data == NULL ? 0 : avroout_key.len;
+	return avroout_key.data;
+}
+
+/*
+ * Replace the JSON key or value written at start (schema and payload) by
+ * its Avro form: base64 text (as_text) or the wire format's bytes.  Returns
+ * NULL, or with may_refuse the registry's refusal of its schema (the buffer
+ * is then left as it is).
+ */
+char *
 avroout_replace(StringInfo buf, int start, const char *topic, bool is_key,
-				bool as_text, const CdcOptions *opts)
+				bool as_text, bool may_refuse, const CdcOptions *opts)
 {
 	const char *text = buf->data + start + LIT_LEN(SCHEMA_OPEN);
 	size_t		len = buf->len - start - LIT_LEN(SCHEMA_OPEN);
@@ -209,6 +253,8 @@ avroout_replace(StringInfo buf, int start, const char *topic, bool is_key,
 	bool		found;
 	char	   *wire;
 	long		n;
+	size_t		schema_len;
+	char	   *refusal = NULL;
 
 	if (buf->len - start < (int) LIT_LEN(SCHEMA_OPEN) ||
 		memcmp(buf->data + start, SCHEMA_OPEN, LIT_LEN(SCHEMA_OPEN)) != 0)
@@ -223,8 +269,15 @@ avroout_replace(StringInfo buf, int start, const char *topic, bool is_key,
 		s->connect_len = 0;
 		s->enc = NULL;
 	}
+	schema_len = s->connect_len;
 	if (!avroout_same_schema(s, opts->schema_registry_url, text, len))
-		avroout_prepare(s, opts->schema_registry_url, text, len);
+		refusal = avroout_prepare(s, opts->schema_registry_url, text, len,
+								  may_refuse, &schema_len);
+	if (is_key && may_refuse)
+		avroout_keep_key(text + schema_len + LIT_LEN(PAYLOAD_OPEN),
+						 len - schema_len - LIT_LEN(PAYLOAD_OPEN) - 1);
+	if (refusal != NULL)
+		return refusal;
 
 	/* the payload runs to the record's closing brace */
 	n = avroout_encode(s, text + s->connect_len + LIT_LEN(PAYLOAD_OPEN),
@@ -248,4 +301,5 @@ avroout_replace(StringInfo buf, int start, const char *topic, bool is_key,
 	else
 		appendBinaryStringInfo(buf, wire, (int) n);
 	MemoryContextReset(avroout_record_cxt);
+	return NULL;
 }

@@ -22,8 +22,10 @@
  * opts->schema_registry_url the first time.  ERROR when the schema has no
  * Avro form, the registry cannot be reached or refuses it.
  */
-extern void avroout_replace(StringInfo buf, int start, const char *topic,
-							bool is_key, bool as_text, const CdcOptions *opts);
+extern char *avroout_replace(StringInfo buf, int start, const char *topic,
+							 bool is_key, bool as_text, bool may_refuse,
+							 const CdcOptions *opts);
+extern const char *avroout_last_key(size_t *len);
 
 /* Forget the registered schemas (a new decoding session registers again). */
 extern void avroout_forget(void);

@@ -23,8 +23,11 @@
  *			partition -1 is the partitioner's choice, timestamp -1 the
  *			producer's clock),
  *			and 'C' end_lsn:u64 commit_time:i64 after the last record of a
- *			transaction (commit_time as PostgreSQL's TimestampTz), and
- *			'W' lsn:u64 len:u32 content for a snapshot watermark message.
+ *			transaction (commit_time as PostgreSQL's TimestampTz),
+ *			'W' lsn:u64 len:u32 content for a snapshot watermark message,
+ *			and 'X', laid out as 'R', for a record whose Avro schema the
+ *			registry refused: its key is the key's JSON, its value the
+ *			refusal's text, without headers (the worker blocks on it).
  *
  * src/plugin/recout.c
  *
@@ -100,6 +103,8 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 	ro->nheaders_pos = -1;
 	ro->topic = topic;
 	ro->avro = NULL;
+	ro->has_key = false;
+	ro->refusal = NULL;
 
 	if (format == CDC_OUTPUT_RECORD)
 	{
@@ -115,6 +120,7 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 	{
 		size_t		topiclen = strlen(topic);
 
+		ro->frame_start = buf->len;
 		put_u8(buf, CDC_FRAME_RECORD);
 		put_u64(buf, lsn);
 		put_u32(buf, relid);
@@ -122,6 +128,7 @@ recout_begin_routed(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
 		put_u64(buf, (uint64) timestamp);
 		put_u16(buf, (uint16) topiclen);
 		bufappend_bytes(buf, topic, topiclen);
+		ro->body_start = buf->len;
 	}
 }
 
@@ -137,13 +144,39 @@ recout_use_format(CdcRecordOut *ro, const CdcOptions *opts)
 		ro->avro = opts;
 }
 
-/* Replace the JSON written since json_start by its Avro form. */
+/*
+ * Replace the JSON written since json_start by its Avro form.  For the
+ * worker, a schema the registry refuses makes the record an 'X' frame at
+ * recout_end; SQL callers get the ERROR.
+ */
 static void
 finish_avro(CdcRecordOut *ro, bool is_key)
 {
-	if (ro->avro != NULL)
-		avroout_replace(ro->buf, ro->json_start, ro->topic, is_key,
-						ro->format == CDC_OUTPUT_RECORD, ro->avro);
+	if (ro->avro != NULL && ro->refusal == NULL)
+		ro->refusal = avroout_replace(ro->buf, ro->json_start, ro->topic, is_key,
+									  ro->format == CDC_OUTPUT_RECORD,
+									  ro->format == CDC_OUTPUT_BINARY, ro->avro);
+}
+
+/* Rewrite the binary frame as the refused record: key JSON and the refusal. */
+static void
+write_refusal(CdcRecordOut *ro)
+{
+	StringInfo	buf = ro->buf;
+	const char *key = NULL;
+	size_t		keylen = 0;
+	size_t		len = strlen(ro->refusal);
+
+	if (ro->has_key)
+		key = avroout_last_key(&keylen);
+	buf->data[ro->frame_start] = CDC_FRAME_REFUSED;
+	buf->len = ro->body_start;
+	put_u32(buf, key == NULL ? 0xFFFFFFFF : (uint32) keylen);
+	if (key != NULL)
+		bufappend_bytes(buf, key, keylen);
+	put_u32(buf, (uint32) len);
+	bufappend_bytes(buf, ro->refusal, len);
+	put_u8(buf, 0);
 }
 
 /* Only the value format leaves keys out. */
@@ -162,6 +195,7 @@ recout_key_begin(CdcRecordOut *ro)
 		put_u32(ro->buf, 0);
 	}
 	ro->json_start = ro->buf->len;
+	ro->has_key = true;
 }
 
 void
@@ -261,6 +295,8 @@ recout_end(CdcRecordOut *ro)
 {
 	if (ro->format == CDC_OUTPUT_RECORD)
 		BUFAPPEND_LITERAL(ro->buf, "}}");
+	else if (ro->format == CDC_OUTPUT_BINARY && ro->refusal != NULL)
+		write_refusal(ro);
 	else if (ro->format == CDC_OUTPUT_BINARY)
 		ro->buf->data[ro->nheaders_pos] = (char) ro->nheaders;
 }

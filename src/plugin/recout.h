@@ -26,6 +26,10 @@ typedef struct CdcRecordOut
 	const char *topic;
 	const CdcOptions *avro;		/* format avro: the options; NULL: JSON */
 	int			json_start;		/* where the key or value being written starts */
+	int			frame_start;	/* binary: where the frame starts */
+	int			body_start;		/* and where the key's length is */
+	bool		has_key;
+	char	   *refusal;		/* binary, Avro: the registry refused a schema */
 } CdcRecordOut;
 
 extern void recout_begin(CdcRecordOut *ro, StringInfo buf, CdcOutputFormat format,
@@ -51,5 +55,6 @@ extern void recout_watermark(StringInfo buf, uint64 lsn, const char *content, Si
 #define CDC_FRAME_RECORD	'R'
 #define CDC_FRAME_COMMIT	'C'
 #define CDC_FRAME_WATERMARK 'W'
+#define CDC_FRAME_REFUSED	'X'
 
 #endif							/* CDC_PLUGIN_RECOUT_H */

@@ -9,7 +9,12 @@
  * has for the same schema, or a new one.  Whatever goes wrong is an ERROR
  * naming the registry's URL, the subject and the registry's own message:
  * decoding stops at the change being written and nothing is lost, the
- * streaming worker retries from the slot's confirmed position.  Interrupts
+ * streaming worker retries from the slot's confirmed position.  The worker
+ * (only) sends HTTP Basic credentials and may name the CA of an https://
+ * registry (registry_set_user_info, registry_set_ca_file).  A schema
+ * the registry refuses (HTTP 4xx: incompatible under the subject's rule,
+ * invalid) can instead be handed back to the caller, for the streaming
+ * worker to block on that one record as on a record Kafka refuses.  Interrupts
  * are served while waiting (libcurl's progress callback asks libcurl to
  * give up, the interrupt is then processed).
  *
@@ -32,9 +37,23 @@
 #define REGISTRY_TIMEOUT_MS			30000L
 #define REGISTRY_MAX_RESPONSE		(1024 * 1024)
 
+/* The registry refuses the schema itself: 409 incompatible, 422 or 400 invalid. */
+#define REGISTRY_REFUSES_SCHEMA(status) \
+	((status) == 409 || (status) == 422 || (status) == 400)
+
 #define REGISTRY_CONTENT_TYPE "application/vnd.schemaregistry.v1+json"
 
 static CURL *registry_handle = NULL;
+
+/*
+ * HTTP Basic credentials, "user:password" (malloc'd), or NULL.  Only the
+ * streaming worker sets them, from its secrets file, for the registry its
+ * own setting names: a SQL caller chooses the URL, so it never gets them.
+ */
+static char *registry_user_info = NULL;
+
+/* The CA certificates of an https:// registry (malloc'd), or NULL: the system's. */
+static char *registry_ca_file = NULL;
 
 /* Collects the response body; refuses (aborting the transfer) past the bound. */
 static size_t
@@ -124,14 +143,33 @@ registry_answer_id(const StringInfo body, const char *url, const char *subject)
 	return (int32) id->integer;
 }
 
-/* Report what the registry said when it did not give an id. */
+/*
+ * Report what the registry said when it did not give an id.  A refused
+ * schema goes to *refusal when the caller takes it; anything else is an
+ * ERROR.
+ */
 static void
 registry_refused(long status, const StringInfo body, const char *url,
-				 const char *subject)
+				 const char *subject, char **refusal)
 {
 	char	   *message = registry_error_text(body);
 
-	if (status >= 400 && status < 500)
+	if (status == 401 || status == 403)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+				 errmsg("schema registry at \"%s\" refused %s to register subject \"%s\" (HTTP status %ld)",
+						url, registry_user_info ? "the credentials given" : "a request without credentials",
+						subject, status),
+				 errdetail("It answered: %s", message),
+				 errhint("The streaming worker sends the user and password of schema.registry.basic.auth.user.info "
+						 "in cdc_kafka.kafka_secrets_file; SQL callers send none.")));
+	if (REGISTRY_REFUSES_SCHEMA(status) && refusal != NULL)
+	{
+		*refusal = psprintf("schema registry at \"%s\" refused the schema of subject \"%s\": %s (HTTP status %ld)",
+							url, subject, message, status);
+		return;
+	}
+	if (REGISTRY_REFUSES_SCHEMA(status))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("schema registry at \"%s\" refused the schema of subject \"%s\": %s",
@@ -146,8 +184,45 @@ registry_refused(long status, const StringInfo body, const char *url,
 			 errdetail("HTTP status %ld.", status)));
 }
 
+/* Set (or with NULL or "", forget) the CA file of the worker's registry. */
+void
+registry_set_ca_file(const char *path)
+{
+	free(registry_ca_file);
+	registry_ca_file = NULL;
+	if (path != NULL && path[0] != '\0' && (registry_ca_file = strdup(path)) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+}
+
+/*
+ * Set (or with NULL, forget) the credentials the registry is sent:
+ * "user:password".  The old ones are wiped from memory.
+ */
+void
+registry_set_user_info(const char *user_info)
+{
+	if (registry_user_info != NULL)
+	{
+		explicit_bzero(registry_user_info, strlen(registry_user_info));
+		free(registry_user_info);
+		registry_user_info = NULL;
+	}
+	if (user_info != NULL && (registry_user_info = strdup(user_info)) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+}
+
+/*
+ * The registry's id of schema under subject.  refusal: NULL to make a
+ * refused schema an ERROR; otherwise it gets the refusal's text (and -1 is
+ * returned) or NULL.
+ */
 int32
-registry_register(const char *url, const char *subject, const char *schema)
+registry_register(const char *url, const char *subject, const char *schema,
+				  char **refusal)
 {
 	CURL	   *curl = registry_open();
 	char	   *escaped = curl_easy_escape(curl, subject, 0);
@@ -174,6 +249,13 @@ registry_register(const char *url, const char *subject, const char *schema)
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, REGISTRY_TIMEOUT_MS);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
+	if (registry_ca_file != NULL)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, registry_ca_file);
+	if (registry_user_info != NULL)
+	{
+		curl_easy_setopt(curl, CURLOPT_HTTPAUTH, (long) CURLAUTH_BASIC);
+		curl_easy_setopt(curl, CURLOPT_USERPWD, registry_user_info);
+	}
 	rc = curl_easy_perform(curl);
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(headers);
@@ -186,7 +268,12 @@ registry_register(const char *url, const char *subject, const char *schema)
 				 errmsg("could not reach the schema registry at \"%s\" to register subject \"%s\": %s",
 						url, subject, curl_error[0] ? curl_error : curl_easy_strerror(rc)),
 				 errhint("Records wait until the registry answers; nothing is skipped.")));
+	if (refusal != NULL)
+		*refusal = NULL;
 	if (status != 200)
-		registry_refused(status, &body, url, subject);
+	{
+		registry_refused(status, &body, url, subject, refusal);
+		return -1;
+	}
 	return registry_answer_id(&body, url, subject);
 }

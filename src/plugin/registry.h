@@ -17,6 +17,8 @@
  * cannot be reached or refuses the schema.
  */
 extern int32 registry_register(const char *url, const char *subject,
-							   const char *schema);
+							   const char *schema, char **refusal);
+extern void registry_set_user_info(const char *user_info);
+extern void registry_set_ca_file(const char *path);
 
 #endif							/* CDC_PLUGIN_REGISTRY_H */

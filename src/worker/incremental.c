@@ -845,22 +845,26 @@ add_chunk_row(HeapTuple tup, TupleDesc desc, CdcTxnState *src, StringInfo keybuf
 	uint64		h;
 	bool		found;
 	KeyHashEntry *e;
+	size_t		keylen;
+	const char *key;
 
 	tablereader_row(r, tup, desc, &row);
-	resetStringInfo(keybuf);
-	encoder_write_key(keybuf, r->ri, &row, &inc->opts);
-	cr->key = pnstrdup(keybuf->data, keybuf->len);
-	cr->keylen = keybuf->len;
 	initStringInfo(&cr->frame);
 	tablereader_write_frame(&cr->frame, r, &row, src, "incremental", inc->lw_lsn, &inc->opts);
+	/* the key's bytes as Kafka gets them (JSON or Avro): what saw_change() compares */
+	key = stream_frame_key(&cr->frame, &keylen);
+	cr->key = key == NULL ? pstrdup("") : pnstrdup(key, keylen);
+	cr->keylen = (int) keylen;
 	h = key_hash(cr->key, cr->keylen);
 	cr->dropped = inc->seen != NULL && hash_search(inc->seen, &h, HASH_FIND, NULL) != NULL;
 	if (inc->job == inc->skip_job && h == inc->skip_hash && !cr->dropped)
 	{
+		resetStringInfo(keybuf);
+		encoder_write_key(keybuf, r->ri, &row, &inc->opts);
 		ereport(LOG,
-				(errmsg("incremental snapshot %lld of %s leaves out the row with key %.*s "
+				(errmsg("incremental snapshot %lld of %s leaves out the row with key %s "
 						"that Kafka refused, as requested with cdc_kafka.skip_record()",
-						(long long) inc->job, r->from, cr->keylen, cr->key)));
+						(long long) inc->job, r->from, keybuf->data)));
 		cr->dropped = true;
 	}
 	e = hash_search(inc->index, &h, HASH_ENTER, &found);
@@ -1006,8 +1010,23 @@ end_read(const char *saved_detail, CdcWorkerState saved_state)
 }
 
 /*
+ * Is the error the outside world's, not the job's: a service that cannot be
+ * reached or refuses our credentials (the schema registry, Kafka)?  The job
+ * must wait for it, not fail.
+ */
+static bool
+outside_failure(int sqlerrcode)
+{
+	return ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_CONNECTION_EXCEPTION ||
+		ERRCODE_TO_CATEGORY(sqlerrcode) == ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION;
+}
+
+/*
  * Read the chunk; a failure (dropped table, bad filter, no privilege, the
  * read taking longer than cdc_kafka.snapshot_chunk_timeout) ends the job.
+ * A service that is down (the schema registry, in the records' encoding)
+ * ends the session instead: the job goes on from its last chunk in the
+ * next one.
  */
 static void
 read_chunk(void)
@@ -1028,6 +1047,8 @@ read_chunk(void)
 		end_read(saved_detail, saved_state);
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
+		if (outside_failure(edata->sqlerrcode))
+			PG_RE_THROW();
 		FlushErrorState();
 		AbortCurrentTransaction();
 		MemoryContextSwitchTo(cxt);

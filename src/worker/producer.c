@@ -57,6 +57,7 @@
 #include "utils/timestamp.h"
 
 #include "plugin/compat.h"
+#include "plugin/registry.h"
 #include "worker/producer.h"
 
 struct CdcProducer
@@ -118,12 +119,14 @@ is_managed(const char *name)
  * (ssl.certificate.pem, ssl.ca.pem) are public: a client sends its own in
  * the clear during every TLS handshake.  Paths (ssl.key.location,
  * ssl.keystore.location, sasl.kerberos.keytab) are not secrets either; the
- * files they name must be protected like the secrets file.
+ * files they name must be protected like the secrets file.  The schema
+ * registry's user and password (format 'avro') are not librdkafka's but go
+ * there too.
  */
 static const char *const secret_properties[] = {
 	"sasl.password", "ssl.key.password", "ssl.key.pem", "ssl_key",
 	"ssl.keystore.password", "sasl.oauthbearer.client.secret",
-	"sasl.oauthbearer.config", NULL
+	"sasl.oauthbearer.config", "schema.registry.basic.auth.user.info", NULL
 };
 
 static bool
@@ -527,6 +530,32 @@ join_pem(char *value, char **rest, int *lineno)
 }
 
 /*
+ * The secrets file's lines for the schema registry (format 'avro') are not
+ * librdkafka's: schema.registry.basic.auth.user.info=user:password, as in
+ * Confluent's clients, is what the worker sends the registry.
+ */
+#define SCHEMA_REGISTRY_PREFIX		"schema.registry."
+#define SCHEMA_REGISTRY_USER_INFO	"schema.registry.basic.auth.user.info"
+
+static bool
+set_registry_secret(const char *name, const char *value, char *errbuf, size_t errlen)
+{
+	if (pg_strcasecmp(name, SCHEMA_REGISTRY_USER_INFO) != 0)
+	{
+		snprintf(errbuf, errlen, "Unknown schema registry property \"%s\"; the secrets file takes \"%s\".",
+				 name, SCHEMA_REGISTRY_USER_INFO);
+		return false;
+	}
+	if (strchr(value, ':') == NULL || value[0] == ':')
+	{
+		snprintf(errbuf, errlen, "The value of \"%s\" is not of the form user:password.", name);
+		return false;
+	}
+	registry_set_user_info(value);
+	return true;
+}
+
+/*
  * Set the properties of the secrets file, name=value lines (# comments).
  * Errors name the line and, when it has one, the property, never a value:
  * a line that is not name=value may be a secret written the wrong way.
@@ -565,6 +594,15 @@ set_secret_properties(rd_kafka_conf_t *conf, char *text, char *errbuf, size_t er
 					 first, name);
 			return false;
 		}
+		if (pg_strncasecmp(name, SCHEMA_REGISTRY_PREFIX, strlen(SCHEMA_REGISTRY_PREFIX)) == 0)
+		{
+			if (!set_registry_secret(name, value, why, sizeof(why)))
+			{
+				snprintf(errbuf, errlen, "Line %d: %s", first, why);
+				return false;
+			}
+			continue;
+		}
 		if (!set_property(name, value, &t, why, sizeof(why)))
 		{
 			snprintf(errbuf, errlen, "Line %d: %s", first, why);
@@ -586,6 +624,7 @@ apply_properties(rd_kafka_conf_t *conf, const CdcProducerConfig *cfg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for parameter \"cdc_kafka.kafka_properties\""),
 				 errdetail("%s", errbuf)));
+	registry_set_user_info(NULL);	/* unless the secrets file has them */
 	if (cfg->secrets_file != NULL && cfg->secrets_file[0] != '\0')
 	{
 		char	   *secrets = read_secrets_file(cfg->secrets_file);

@@ -1050,6 +1050,7 @@ check_propagate_source_type(char **newval, void **extra, GucSource source)
 bool		settings_include_unknown_datatypes = false;
 int			settings_record_format = CDC_FORMAT_JSON;
 char	   *settings_schema_registry_url = NULL;
+char	   *settings_schema_registry_ca_file = NULL;
 
 static const struct config_enum_entry record_formats[] = {
 	{"json", CDC_FORMAT_JSON, false},
@@ -1080,6 +1081,12 @@ define_avro_settings(void)
 							   "Empty: none.",
 							   &settings_schema_registry_url, "", PGC_SIGHUP, 0,
 							   check_schema_registry_url, NULL, NULL);
+	DefineCustomStringVariable("cdc_kafka.schema_registry_ca_file",
+							   "PEM file of the certificates that sign an https:// schema registry's, instead of the system's.",
+							   "Empty: the system's CA certificates.  The registry's user and password go in "
+							   "cdc_kafka.kafka_secrets_file (schema.registry.basic.auth.user.info).",
+							   &settings_schema_registry_ca_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
 }
 
 static void

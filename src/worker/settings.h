@@ -122,6 +122,7 @@ extern int	settings_field_name_mode;
 extern bool settings_include_unknown_datatypes;
 extern int	settings_record_format;
 extern char *settings_schema_registry_url;
+extern char *settings_schema_registry_ca_file;
 
 extern void settings_define(void);
 extern char *settings_slot_name_for(const char *dbname);

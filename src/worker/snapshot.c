@@ -265,16 +265,23 @@ maybe_checkpoint(InitialRun *run, bool force)
 	run->last_checkpoint = GetCurrentTimestamp();
 }
 
-/* A record Kafka refused ends the snapshot: say which, loudly. */
+/* A record Kafka (or the schema registry) refused ends the snapshot: say which, loudly. */
 static void
 fail_if_blocked(InitialRun *run, const char *table)
 {
 	if (!run->s->blocked)
 		return;
+	if (run->s->blocked_reason[0] != '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s", run->s->blocked_reason),
+				 errdetail("The initial snapshot stops at table %s, key %s; it resumes after a restart.",
+						   table, run->s->blocked_key),
+				 errhint("Change the subject's compatibility rule in the registry, or the table.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("Kafka refused a snapshot record of table %s with key %s: %s",
-					table, run->s->blocked_key, rd_kafka_err2str(run->s->blocked_err)),
+					table, run->s->blocked_key, stream_blocked_reason(run->s)),
 			 errdetail("The initial snapshot stops here; it resumes after a restart."),
 			 errhint("Raise the topic's max.message.bytes (and message.max.bytes in cdc_kafka.kafka_properties).")));
 }

@@ -254,6 +254,26 @@ stream_key_hash(const char *key, size_t len)
 	return hash_bytes_extended((const unsigned char *) key, len, 0);
 }
 
+/*
+ * A binary key (Avro's wire format starts with a zero byte) as bytea's hex
+ * text, \x0000000001..., cut to fit.
+ */
+static void
+hex_key(char *out, size_t outlen, const char *key, size_t keylen)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t		n = 0;
+
+	out[n++] = '\\';
+	out[n++] = 'x';
+	for (size_t i = 0; i < keylen && n + 3 <= outlen; i++)
+	{
+		out[n++] = digits[(unsigned char) key[i] >> 4];
+		out[n++] = digits[(unsigned char) key[i] & 0xF];
+	}
+	out[n] = '\0';
+}
+
 /* Remember the first record Kafka refused; the session stops at it. */
 static void
 block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
@@ -262,6 +282,7 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 	if (s->blocked)
 		return;
 	s->blocked = true;
+	s->blocked_reason[0] = '\0';
 	s->blocked_lsn = t->lsn;
 	s->blocked_index = t->lsn_index;
 	s->blocked_relid = t->relid;
@@ -271,9 +292,18 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 	strlcpy(s->blocked_topic, topic, sizeof(s->blocked_topic));
 	if (key == NULL)
 		strlcpy(s->blocked_key, "null", sizeof(s->blocked_key));
+	else if (memchr(key, '\0', keylen) != NULL)
+		hex_key(s->blocked_key, sizeof(s->blocked_key), key, keylen);
 	else
 		snprintf(s->blocked_key, sizeof(s->blocked_key), "%.*s",
 				 (int) Min(keylen, sizeof(s->blocked_key) - 1), key);
+}
+
+/* Why the session is blocked: the registry's refusal, or Kafka's error. */
+const char *
+stream_blocked_reason(const CdcStream *s)
+{
+	return s->blocked_reason[0] != '\0' ? s->blocked_reason : rd_kafka_err2str(s->blocked_err);
 }
 
 /* Is this the record cdc_kafka.skip_record() asked to leave out? */
@@ -694,6 +724,37 @@ produce_record(CdcStream *s, const CdcOutRecord *rec, XLogRecPtr lsn, Oid relid,
 	}
 }
 
+/*
+ * A record whose Avro schema the registry refused ('X' frame): the session
+ * blocks on it as on a record Kafka refuses (skip_record() can leave it out).
+ */
+static void
+handle_refused(CdcStream *s, const unsigned char *p)
+{
+	CdcOutRecord rec;
+	CdcTicket	t;
+
+	parse_record(p, &rec, &t.lsn, &t.relid, &s->scratch);
+	if (skip_requested(s, t.lsn, s->lsn_index, rec.topic))
+		return;
+	t.lsn_index = s->lsn_index;
+	t.job = s->frame_job;
+	block_on(s, &t, rec.topic, rec.key, rec.keylen, RD_KAFKA_RESP_ERR_NO_ERROR);
+	snprintf(s->blocked_reason, sizeof(s->blocked_reason), "%.*s",
+			 (int) Min(rec.valuelen, sizeof(s->blocked_reason) - 1), rec.value);
+}
+
+/* The key of a record frame (NULL for none), pointing into the frame. */
+const char *
+stream_frame_key(const StringInfo frame, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *) frame->data;
+	uint16		topiclen = (p[25] << 8) | p[26];
+
+	p += 27 + topiclen;
+	return get_bytes(&p, len);
+}
+
 static void
 handle_record(CdcStream *s, const unsigned char *p, size_t len)
 {
@@ -701,11 +762,17 @@ handle_record(CdcStream *s, const unsigned char *p, size_t len)
 	XLogRecPtr	lsn;
 	Oid			relid;
 
-	parse_record(p, &rec, &lsn, &relid, &s->scratch);
+	lsn = get_u64(p + 1);
 	s->lsn_index = (lsn == s->last_lsn) ? s->lsn_index + 1 : 0;
 	s->last_lsn = lsn;
 	if (s->eos && eos_skip(s))
 		return;
+	if (p[0] == CDC_FRAME_REFUSED)
+	{
+		handle_refused(s, p);
+		return;
+	}
+	parse_record(p, &rec, &lsn, &relid, &s->scratch);
 	if (skip_requested(s, lsn, s->lsn_index, rec.topic))
 		return;
 	/* a change inside an incremental snapshot's window supersedes its read */
@@ -726,8 +793,13 @@ stream_produce_frame(CdcStream *s, const StringInfo frame, bool tracked)
 	XLogRecPtr	lsn;
 	Oid			relid;
 
-	parse_record((const unsigned char *) frame->data, &rec, &lsn, &relid, &s->scratch);
 	s->lsn_index = 0;
+	if (frame->data[0] == CDC_FRAME_REFUSED)
+	{
+		handle_refused(s, (const unsigned char *) frame->data);
+		return;
+	}
+	parse_record((const unsigned char *) frame->data, &rec, &lsn, &relid, &s->scratch);
 	produce_record(s, &rec, lsn, relid, frame->len, tracked);
 }
 

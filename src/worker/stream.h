@@ -97,6 +97,7 @@ struct CdcStream
 	int			blocked_index;
 	Oid			blocked_relid;
 	rd_kafka_resp_err_t blocked_err;
+	char		blocked_reason[CDC_TEXT_LEN];	/* the registry's refusal, or empty */
 	char		blocked_topic[256];
 	char		blocked_key[CDC_TEXT_LEN];
 	int64		blocked_job;	/* the incremental snapshot of a refused row, or 0 */
@@ -166,6 +167,8 @@ extern void stream_drain(CdcStream *s);
 extern void stream_publish_status(CdcStream *s, bool all);
 extern void stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hooks);
 extern uint64 stream_key_hash(const char *key, size_t len);
+extern const char *stream_frame_key(const StringInfo frame, size_t *len);
+extern const char *stream_blocked_reason(const CdcStream *s);
 extern void stream_commit_due(CdcStream *s, bool caught_up);
 extern void stream_commit(CdcStream *s, const char *snapshot_progress);
 extern bool stream_fenced(void);

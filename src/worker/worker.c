@@ -53,6 +53,7 @@
 #include "plugin/optvalue.h"
 #include "plugin/outbox.h"
 #include "plugin/plugin.h"
+#include "plugin/registry.h"
 #include "plugin/unwrap.h"
 #include "worker/privilege.h"
 #include "worker/settings.h"
@@ -211,12 +212,13 @@ config_fingerprint(void)
 	for (int i = 0; i < cfg.noptions; i++)
 		appendStringInfo(&fp, "%s=%s|", cfg.option_names[i],
 						 cfg.option_values[i] ? cfg.option_values[i] : "");
-	appendStringInfo(&fp, "%s|%s|%d|%d|%s|%s|%s|%d|%d|%d|%s",
+	appendStringInfo(&fp, "%s|%s|%d|%d|%s|%s|%s|%d|%d|%d|%s|%s",
 					 settings_bootstrap_servers, settings_slot_name, settings_slot_failover,
 					 settings_publication_autocreate, settings_table_include_list,
 					 settings_kafka_properties, settings_kafka_secrets_file,
 					 settings_max_inflight_kb, settings_heartbeat_interval_ms,
-					 settings_delivery, settings_offsets_topic);
+					 settings_delivery, settings_offsets_topic,
+					 settings_schema_registry_ca_file);
 	return fp.data;
 }
 
@@ -791,11 +793,16 @@ table_name(Oid relid)
 	return result;
 }
 
-/* The session stopped at a record Kafka refused: say which, and wait. */
+/* The session stopped at a record Kafka (or the schema registry) refused: say which, and wait. */
 static void
 report_blocked(CdcStream *s)
 {
 	char	   *table = OidIsValid(s->blocked_relid) ? table_name(s->blocked_relid) : "(none)";
+	bool		by_registry = s->blocked_reason[0] != '\0';
+	const char *what = s->blocked_job != 0 ?
+		psprintf("a row of incremental snapshot %lld", (long long) s->blocked_job) : "a record";
+	char	   *refusal;
+	char	   *way_out;
 	char	   *detail;
 
 	LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
@@ -806,19 +813,20 @@ report_blocked(CdcStream *s)
 	MyStatus->blocked_job = s->blocked_job;
 	MyStatus->blocked_key_hash = s->blocked_key_hash;
 	LWLockRelease(MyStatus->lock);
-	/* the reason and the way out first: a key can be long */
+	refusal = by_registry ? psprintf("%s, for %s", s->blocked_reason, what) :
+		psprintf("Kafka refused %s (%s)", what, rd_kafka_err2str(s->blocked_err));
+	way_out = psprintf("cdc_kafka.skip_record('%X/%X') %s", LSN_FORMAT_ARGS(s->blocked_lsn),
+					   s->blocked_job != 0 ? "leaves the row out" : "skips it");
 	if (s->blocked_job != 0)
-		detail = psprintf("Kafka refused a row of incremental snapshot %lld (%s); streaming waits at LSN %X/%X, "
-						  "cdc_kafka.skip_record('%X/%X') leaves the row out, cdc_kafka.cancel_snapshot(%lld) "
-						  "ends the snapshot; table %s, topic \"%s\", key %s",
-						  (long long) s->blocked_job, rd_kafka_err2str(s->blocked_err),
-						  LSN_FORMAT_ARGS(s->blocked_lsn), LSN_FORMAT_ARGS(s->blocked_lsn),
-						  (long long) s->blocked_job, table, s->blocked_topic, s->blocked_key);
-	else
-		detail = psprintf("Kafka refused a record (%s); streaming waits at LSN %X/%X, "
-						  "cdc_kafka.skip_record('%X/%X') skips it; table %s, topic \"%s\", key %s",
-						  rd_kafka_err2str(s->blocked_err), LSN_FORMAT_ARGS(s->blocked_lsn),
-						  LSN_FORMAT_ARGS(s->blocked_lsn), table, s->blocked_topic, s->blocked_key);
+		way_out = psprintf("%s, cdc_kafka.cancel_snapshot(%lld) ends the snapshot", way_out,
+						   (long long) s->blocked_job);
+	if (by_registry)
+		way_out = psprintf("%s, cdc_kafka.restart() tries again (once the subject's compatibility rule allows it)",
+						   way_out);
+	/* the reason and the way out first: a key can be long */
+	detail = psprintf("%s; streaming waits at LSN %X/%X, %s; table %s, topic \"%s\", key %s",
+					  refusal, LSN_FORMAT_ARGS(s->blocked_lsn), way_out, table,
+					  s->blocked_topic, s->blocked_key);
 	status_set_error(MyStatus, detail);
 	set_state(CDC_STATE_BLOCKED, detail, WARNING);
 }
@@ -1093,6 +1101,8 @@ run_session(void)
 		return;
 	(void) take_command();		/* whatever was asked before now is done by starting */
 	build_config(&cfg, slot);
+	/* the registry's CA; its credentials come with the secrets file (producer.c) */
+	registry_set_ca_file(settings_schema_registry_ca_file);
 	publish_names(slot);
 	warn_shared_prefix();
 	s = open_session(&cfg, slot);
@@ -1122,7 +1132,8 @@ run_session(void)
 	incremental_session_start(s, &cfg);
 	stream_until_done(s, &cfg, session_fingerprint);
 	incremental_session_end();
-	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0)
+	/* the registry names the very record it refuses: no need to look for it */
+	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0 && s->blocked_reason[0] == '\0')
 	{
 		/* as below, for a snapshot's row: its LSN is new at each read */
 		LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
@@ -1134,7 +1145,8 @@ run_session(void)
 		stream_close(s, 0);
 		return;
 	}
-	if (s->blocked && s->blocked_job == 0 && cfg.careful_until == InvalidXLogRecPtr)
+	if (s->blocked && s->blocked_job == 0 && cfg.careful_until == InvalidXLogRecPtr &&
+		s->blocked_reason[0] == '\0')
 	{
 		/*
 		 * The broker refuses a produce batch whole, so the record named may

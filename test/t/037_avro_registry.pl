@@ -13,7 +13,10 @@
 # cdc_kafka.format = 'avro' on a real broker: the topic's records in the
 # wire format with the registry's ids; the registry stopped mid-stream
 # stops streaming visibly (last_error in cdc_kafka.status) and loses
-# nothing; restarted, every change reaches Kafka once.  (The bytes
+# nothing; restarted, every change reaches Kafka once.  A schema the
+# registry refuses blocks the worker on that record (state blocked, the
+# registry's message in last_error, the key as JSON); skip_record() leaves it
+# out, and once the rule allows it cdc_kafka.restart() sends the rest.  (The bytes
 # themselves are compared with Debezium's Avro converter by
 # test/registry/check-avro.sh.)
 #
@@ -238,5 +241,52 @@ my %seen;
 $kafka->consume_each($wtopic, sub { $seen{ $_[0]{key} }++ });
 is(scalar(keys %seen), 150, '150 distinct keys');
 is(scalar(grep { $_ != 1 } values %seen), 0, 'each once');
+
+# ---- the worker and a schema the registry refuses: a blocked record ------------------
+
+$res = registry_put("/config/$wtopic-value", { compatibility => 'BACKWARD' });
+ok($res->{success}, "$wtopic-value's compatibility set to BACKWARD") or diag($res->{content});
+my $lsn_before = $worker_node->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+my $w_versions = registry_get("/subjects/$wtopic-value/versions");
+$worker_node->safe_psql('postgres', q{
+ALTER TABLE w ALTER COLUMN name TYPE int USING length(name);
+INSERT INTO w VALUES (151, 151, 151), (152, 152, 152);
+});
+$st = CdcKafka::wait_state($worker_node, 'blocked', timeout => 90);
+ok($st, 'a value schema the registry refuses: the worker goes to state blocked');
+$st //= {};
+is($st->{blocked_table}, 'public.w', 'status names the table');
+is($st->{blocked_key}, '{"id":151}', 'and the key of the first refused record, as JSON');
+cmp_ok(CdcKafka::lsn_to_num($st->{blocked_lsn} // '0/0'), '>', CdcKafka::lsn_to_num($lsn_before),
+	'and its LSN (' . ($st->{blocked_lsn} // 'NULL') . ')');
+like($st->{last_error} // '',
+	qr/^schema registry at "\Q$url\E" refused the schema of subject "\Q$wtopic\E-value": Incompatible.*HTTP status 409/,
+	'last_error is the registry\'s refusal') or diag($st->{last_error});
+like($st->{detail} // '', qr/skip_record\('\Q$st->{blocked_lsn}\E'\).*cdc_kafka\.restart\(\) tries again/,
+	'detail gives the ways out: skip_record() or a restart once the rule allows it')
+  or diag($st->{detail});
+is($kafka->record_count($wtopic), 150, 'nothing of the refused records reached Kafka');
+is_deeply(registry_get("/subjects/$wtopic-value/versions"), $w_versions, 'nor the registry');
+
+my $out = $worker_node->safe_psql('postgres', "SELECT cdc_kafka.skip_record('$st->{blocked_lsn}')");
+like($out, qr/skipped the record of table public\.w/, 'skip_record() leaves the first one out');
+my $st2 = CdcKafka::poll_until(sub {
+		my $s = CdcKafka::status($worker_node);
+		return $s && $s->{state} eq 'blocked' && ($s->{blocked_key} // '') eq '{"id":152}' ? $s : undef;
+	}, 90, 'blocked on the next record');
+ok($st2, 'and the worker blocks on the next one, {"id":152}, refused as well');
+
+$res = registry_put("/config/$wtopic-value", { compatibility => 'NONE' });
+ok($res->{success}, "$wtopic-value's compatibility set to NONE");
+$worker_node->safe_psql('postgres', 'SELECT cdc_kafka.restart()');
+ok($kafka->wait_for_records($wtopic, 151), 'cdc_kafka.restart(): the record refused before goes out');
+ok(CdcKafka::wait_caught_up($worker_node), 'the worker catches up');
+is(CdcKafka::status($worker_node)->{state}, 'streaming', 'streaming again');
+my $v3 = registry_get("/subjects/$wtopic-value/versions/latest")->{id};
+my @last;
+$kafka->consume_each($wtopic, sub { push @last, $_[0] });
+is($kafka->record_count($wtopic), 151, '151 records: the skipped one is not among them');
+is(substr($last[-1]{key}, 5), "\xb0\x02", 'the last record\'s key is {"id":152} (zig-zag 304)');
+is((unpack('C N', $last[-1]{value}))[1], $v3, 'its value carries the id of the newly registered version');
 
 done_testing();
