@@ -7,7 +7,11 @@
 # Avro schema of every key and value of the conformance run's Debezium JSON
 # capture and compares it byte for byte with the one the converter
 # registered (make avroschemacheck), and encodes every payload under it and
-# compares the bytes with what the converter wrote (make avroenccheck).  Run
+# compares the bytes with what the converter wrote (make avroenccheck).  Then
+# cdc_kafka's own Avro records of the probe's workload (its slot next to
+# Debezium's, the same registry) and Debezium's, both read back by the
+# AvroConverter as a consumer reads them, are compared record by record by
+# the conformance harness's Compare.  Run
 # after test/conformance/run.sh, whose capture it reads (or give another
 # with AVRO_JSON_CAPTURE).  Exit status 0 only if nothing differs.
 #
@@ -30,3 +34,8 @@ cp "$JSON_CAPTURE" "$REFERENCE/json-default.jsonl"
 make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" avroschemacheck AVRO_REFERENCE="$REFERENCE"
 make -C "$ROOT" -s PG_CONFIG="$PG_CONFIG" avroenccheck AVRO_REFERENCE="$REFERENCE" \
 	AVRO_JSON_CAPTURE="$REFERENCE/json-default.jsonl"
+# cdc_kafka's own Avro records against Debezium's, both read back by the AvroConverter,
+# compared by the conformance harness's rules
+java -Xmx1g -cp "$ROOT/test/conformance/target/classes:$ROOT/test/conformance/target/lib/*" \
+	cdckafka.conformance.Compare --profile default \
+	"$REFERENCE/read-debezium.jsonl" "$REFERENCE/read-ours.jsonl"

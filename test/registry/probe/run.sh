@@ -7,12 +7,18 @@
 # registry (../registry.sh), over the conformance harness's setup and workload
 # (test/conformance: setup.sql, setup.d/, workload.sql, workload.d/, between its sentinels).
 #
-# Engines: "default" (profiles/default.properties) and "txmeta" (the same with
-# provide.transaction.metadata=true and topic.prefix=conftx), both with
+# Engines: "default" (profiles/default.properties), "txmeta" (the same with
+# provide.transaction.metadata=true and topic.prefix=conftx) and "fieldavro" (the same
+# with field.name.adjustment.mode=avro and topic.prefix=conffa), all with
 # schema.name.adjustment.mode=avro.
 #
 # Usage: run.sh [--out DIR] [--keep]     (default --out ../work/reference)
-# Output: DIR/records-<engine>.jsonl, DIR/subjects.json, DIR/schemas/*.avsc
+# Output: DIR/records-<engine>.jsonl, DIR/subjects.json, DIR/schemas/*.avsc; and
+# cdc_kafka's Avro records of the same workload through its own slot (format avro,
+# the same registry: no subject Debezium registered may get a new version),
+# DIR/ours-default.jsonl (options as engine fieldavro's), both sides read back with the
+# AvroConverter as a consumer would (AvroRead) into DIR/read-debezium.jsonl and DIR/read-ours.jsonl
+# for the conformance Compare (check-avro.sh).
 # Logs and the cluster's files: ../work/probe/ (git-ignored).
 #
 # As root, initdb and pg_ctl run as the OS user "postgres" (PostgreSQL refuses root).
@@ -111,14 +117,19 @@ as_server_user "$PGBIN/initdb" -D "$PGDATA" -U "$DBUSER" --auth=trust --no-local
     echo "max_wal_senders = 20"
     echo "fsync = off"
     # PostgreSQL 15.19+ decodes only with the plugins listed here
-    if (cd / && as_server_user "$PGBIN/postgres" --describe-config 2>/dev/null | cut -f1 | grep -qx output_plugin_libraries); then
-        echo "output_plugin_libraries = 'pgoutput, test_decoding'"
+    # (grep reads it all: with -q it would quit early, and pipefail count postgres's SIGPIPE)
+    if (cd / && as_server_user "$PGBIN/postgres" --describe-config 2>/dev/null | cut -f1 | grep -x output_plugin_libraries >/dev/null); then
+        echo "output_plugin_libraries = 'pgoutput, test_decoding, cdc_kafka'"
     fi
 } | as_server_user tee -a "$PGDATA/postgresql.conf" >/dev/null
 as_server_user "$PGBIN/pg_ctl" -D "$PGDATA" -l "$TMPDIR_CLUSTER/server.log" -w -t 60 start >/dev/null \
     || { cat "$TMPDIR_CLUSTER/server.log" >&2; die "PostgreSQL did not start"; }
 psql_as -d postgres -c "CREATE DATABASE $DBNAME" >/dev/null
 run_sql_files setup "$CONF/setup.sql" "$CONF"/setup.d/*.sql
+
+# cdc_kafka's slot, next to Debezium's: its Avro records of the same workload (see below)
+psql_as -d "$DBNAME" -At -c "SELECT 'ok' FROM pg_create_logical_replication_slot('avro_cdc_kafka', 'cdc_kafka')" \
+    >/dev/null || die "cannot create the cdc_kafka slot: is the plugin built and installed (make install)?"
 
 log "starting Debezium + AvroConverter (log in $WORK/debezium.log)"
 java -Xmx768m -Dorg.slf4j.simpleLogger.logFile="$WORK/debezium.log" \
@@ -127,12 +138,14 @@ java -Xmx768m -Dorg.slf4j.simpleLogger.logFile="$WORK/debezium.log" \
     --host 127.0.0.1 --port "$PORT" --user "$DBUSER" --dbname "$DBNAME" \
     --registry "$REG_BASE" --work "$WORK/offsets" --out "$OUT" --timeout 240 \
     --set txmeta:provide.transaction.metadata=true --set txmeta:topic.prefix=conftx \
+    --set fieldavro:field.name.adjustment.mode=avro --set fieldavro:topic.prefix=conffa \
     "default=$CONF/profiles/default.properties" "txmeta=$CONF/profiles/default.properties" \
+    "fieldavro=$CONF/profiles/default.properties" \
     >"$WORK/probe.out" 2>&1 &
 PROBE_PID=$!
 
 deadline=$((SECONDS + 120))
-until [[ $(psql_as -d "$DBNAME" -At -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'avro\_%' AND active") -ge 2 ]]; do
+until [[ $(psql_as -d "$DBNAME" -At -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'dbz\_avro\_%' AND active") -ge 3 ]]; do
     kill -0 "$PROBE_PID" 2>/dev/null || { cat "$WORK/probe.out" >&2; die "the probe exited early"; }
     [[ $SECONDS -lt $deadline ]] || die "slots not active after 120 s"
     sleep 0.5
@@ -147,3 +160,58 @@ PROBE_PID=""
 cat "$WORK/probe.out"
 [[ $status -eq 0 ]] || die "the probe failed (exit $status); see $WORK/debezium.log"
 log "reference written to $OUT"
+
+# ---- cdc_kafka's own Avro records, read back as a Debezium consumer reads them
+
+# Versions per subject, as "subject<TAB>count" lines.
+subject_versions() {
+    python3 - "$REG_URL" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = sys.argv[1]
+for s in json.load(urllib.request.urlopen(url + "/subjects")):
+    v = json.load(urllib.request.urlopen(url + "/subjects/" + urllib.parse.quote(s, safe="") + "/versions"))
+    print(f"{s}\t{len(v)}")
+PY
+}
+
+subject_versions | sort >"$WORK/subjects-before.tsv"
+log "cdc_kafka's records of the same workload in Avro (format avro, same registry)"
+PGCLIENTENCODING=SQL_ASCII psql_as -d "$DBNAME" -At -o "$OUT/ours-default.jsonl" -c \
+    "SELECT data FROM pg_logical_slot_peek_changes('avro_cdc_kafka', NULL, NULL,
+        'output_format', 'record', 'publication_names', 'dbz_publication_finite', 'topic_prefix', 'conffa',
+        'format', 'avro', 'schema_registry_url', '$REG_URL', 'schema_name_adjustment_mode', 'avro',
+        'field_name_adjustment_mode', 'avro')" \
+    2>"$WORK/ours.err" || { cat "$WORK/ours.err" >&2; die "cdc_kafka could not write its Avro records"; }
+subject_versions | sort >"$WORK/subjects-after.tsv"
+# a subject Debezium registered must have no new version: cdc_kafka's schemas are the same
+changed=$(join -t $'\t' "$WORK/subjects-before.tsv" "$WORK/subjects-after.tsv" | awk -F'\t' '$2 != $3')
+if [[ -n $changed ]]; then
+    # show how each new version differs from Debezium's last one
+    python3 - "$REG_URL" $(cut -f1 <<<"$changed") <<'PY' >&2
+import difflib, json, sys, urllib.parse, urllib.request
+url = sys.argv[1]
+for subject in sys.argv[2:]:
+    base = url + "/subjects/" + urllib.parse.quote(subject, safe="") + "/versions/"
+    versions = json.load(urllib.request.urlopen(base))
+    texts = [json.dumps(json.loads(json.load(urllib.request.urlopen(base + str(v)))["schema"]), indent=1).splitlines()
+             for v in versions[-2:]]
+    print(f"--- {subject}: Debezium's version {versions[-2]} against cdc_kafka's {versions[-1]}")
+    print("\n".join(difflib.unified_diff(texts[0], texts[1], lineterm="", n=2)))
+PY
+    die "cdc_kafka registered schemas Debezium's converter did not (subject, versions before, after): $changed"
+fi
+log "cdc_kafka registered no new version of the $(wc -l <"$WORK/subjects-before.tsv") subjects Debezium registered"
+
+read_avro() {
+    java -Xmx768m -Dorg.slf4j.simpleLogger.logFile="$WORK/avro-read.log" \
+        -cp "$HERE/target/classes:$HERE/target/lib/*" cdckafka.registry.AvroRead \
+        --registry "$REG_BASE" "$@"
+}
+# Engine fieldavro (the default profile with field.name.adjustment.mode=avro, topic prefix
+# conffa) against cdc_kafka with the same: every table has an Avro form.  A topic on which
+# Debezium's own converter failed would be left out of both sides (and said).
+read_avro --input probe --in "$OUT/records-fieldavro.jsonl" --out "$OUT/read-debezium.jsonl" \
+    --exclude-error-topics "$OUT/records-fieldavro.jsonl" || die "Debezium's Avro records could not be read back"
+read_avro --input ours --in "$OUT/ours-default.jsonl" --out "$OUT/read-ours.jsonl" \
+    --exclude-error-topics "$OUT/records-fieldavro.jsonl" || die "the AvroConverter could not read cdc_kafka's Avro records"
+

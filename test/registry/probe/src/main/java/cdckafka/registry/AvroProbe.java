@@ -179,7 +179,8 @@ public final class AvroProbe {
         for (String key : overrides.stringPropertyNames()) {
             p.setProperty(key, overrides.getProperty(key));
         }
-        p.setProperty("slot.name", "avro_" + engine);
+        // dbz_*: the workload waits for these slots before a rename, as for the conformance run's
+        p.setProperty("slot.name", "dbz_avro_" + engine);
         p.setProperty("offset.storage.file.filename", work.resolve(engine + ".offsets").toString());
         p.setProperty("custom.metric.tags", "engine=" + engine);
         return p;
