@@ -96,9 +96,14 @@ avroout_same_schema(const AvroSubject *s, const char *url, const char *text,
 		memcmp(text + s->connect_len, PAYLOAD_OPEN, LIT_LEN(PAYLOAD_OPEN)) == 0;
 }
 
-/* The Avro schema of the Connect schema at the start of text, and its length there. */
+/*
+ * The Avro schema of the Connect schema at the start of text, and its
+ * length there.  A Connect schema without an Avro form (names Avro does not
+ * take) is an ERROR, or with may_refuse NULL and *refusal says why.
+ */
 static char *
-avroout_derive(const char *subject, const char *text, size_t len, size_t *used)
+avroout_derive(const char *subject, const char *text, size_t len, size_t *used,
+			   bool may_refuse, char **refusal)
 {
 	char		err[512];
 	JsonTree   *connect;
@@ -110,6 +115,13 @@ avroout_derive(const char *subject, const char *text, size_t len, size_t *used)
 	avro = connect == NULL ? NULL :
 		avroschema_from_connect(connect, avroout_alloc, avroout_record_cxt,
 								err, sizeof(err));
+	if (avro == NULL && connect != NULL && may_refuse)
+	{
+		*refusal = psprintf("the Kafka Connect schema of subject \"%s\" has no Avro form: %s "
+							"(set schema_name_adjustment_mode and field_name_adjustment_mode to avro)",
+							subject, err);
+		return NULL;
+	}
 	if (avro == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_NAME),
@@ -122,21 +134,25 @@ avroout_derive(const char *subject, const char *text, size_t len, size_t *used)
 
 /*
  * Derive, register and prepare the subject's schema from text.  A schema
- * the registry refuses is returned as the refusal's text when may_refuse
- * (the entry is left as it was), an ERROR otherwise.
+ * the registry refuses, or one without an Avro form, is returned as the
+ * refusal's text when may_refuse (the entry is left as it was), an ERROR
+ * otherwise.
  */
 static char *
 avroout_prepare(AvroSubject *s, const char *url, const char *text, size_t len,
 				bool may_refuse, size_t *used_out)
 {
-	size_t		used;
-	char	   *avro = avroout_derive(s->subject, text, len, &used);
+	size_t		used = 0;
 	char		err[512];
 	char	   *refusal = NULL;
-	int32		id = registry_register(url, s->subject, avro, may_refuse ? &refusal : NULL);
+	char	   *avro = avroout_derive(s->subject, text, len, &used, may_refuse, &refusal);
+	int32		id;
 	AvroEnc    *enc;
 
 	*used_out = used;
+	if (refusal != NULL)
+		return refusal;
+	id = registry_register(url, s->subject, avro, may_refuse ? &refusal : NULL);
 	if (refusal != NULL)
 		return refusal;
 	enc = avroenc_create(avro, strlen(avro), err, sizeof(err));

@@ -55,16 +55,34 @@ static char *registry_user_info = NULL;
 /* The CA certificates of an https:// registry (malloc'd), or NULL: the system's. */
 static char *registry_ca_file = NULL;
 
+/*
+ * The response body, collected with malloc: libcurl calls registry_collect
+ * from inside curl_easy_perform, where an ERROR (palloc failing) would
+ * longjmp over libcurl's frames.
+ */
+typedef struct RegistryBody
+{
+	char	   *data;
+	size_t		len;
+} RegistryBody;
+
 /* Collects the response body; refuses (aborting the transfer) past the bound. */
 static size_t
 registry_collect(char *data, size_t size, size_t nmemb, void *arg)
 {
-	StringInfo	body = arg;
+	RegistryBody *body = arg;
 	size_t		n = size * nmemb;
+	char	   *grown;
 
 	if (body->len + n > REGISTRY_MAX_RESPONSE)
 		return 0;
-	appendBinaryStringInfo(body, data, (int) n);
+	grown = realloc(body->data, body->len + n + 1);
+	if (grown == NULL)
+		return 0;
+	body->data = grown;
+	memcpy(body->data + body->len, data, n);
+	body->len += n;
+	body->data[body->len] = '\0';
 	return n;
 }
 
@@ -229,20 +247,20 @@ registry_register(const char *url, const char *subject, const char *schema,
 	char	   *endpoint = psprintf("%s/subjects/%s/versions", url, escaped);
 	char	   *request = registry_request_body(schema);
 	struct curl_slist *headers = NULL;
+	RegistryBody collected = {NULL, 0};
 	StringInfoData body;
 	char		curl_error[CURL_ERROR_SIZE] = "";
 	CURLcode	rc;
 	long		status = 0;
 
 	curl_free(escaped);
-	initStringInfo(&body);
 	headers = curl_slist_append(headers, "Content-Type: " REGISTRY_CONTENT_TYPE);
 	headers = curl_slist_append(headers, "Accept: " REGISTRY_CONTENT_TYPE ", application/json");
 	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, registry_collect);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &collected);
 	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, registry_progress);
 	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, REGISTRY_CONNECT_TIMEOUT_MS);
@@ -259,6 +277,12 @@ registry_register(const char *url, const char *subject, const char *schema,
 	rc = curl_easy_perform(curl);
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(headers);
+	initStringInfo(&body);
+	if (collected.data != NULL)
+	{
+		appendBinaryStringInfo(&body, collected.data, (int) collected.len);
+		free(collected.data);
+	}
 
 	if (rc == CURLE_ABORTED_BY_CALLBACK)
 		CHECK_FOR_INTERRUPTS();

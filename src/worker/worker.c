@@ -821,7 +821,8 @@ report_blocked(CdcStream *s)
 		way_out = psprintf("%s, cdc_kafka.cancel_snapshot(%lld) ends the snapshot", way_out,
 						   (long long) s->blocked_job);
 	if (by_registry)
-		way_out = psprintf("%s, cdc_kafka.restart() tries again (once the subject's compatibility rule allows it)",
+		way_out = psprintf("%s, cdc_kafka.restart() tries again (once the subject's compatibility rule allows it; "
+						   "a change of settings restarts by itself)",
 						   way_out);
 	/* the reason and the way out first: a key can be long */
 	detail = psprintf("%s; streaming waits at LSN %X/%X, %s; table %s, topic \"%s\", key %s",

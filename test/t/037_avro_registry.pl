@@ -16,7 +16,9 @@
 # nothing; restarted, every change reaches Kafka once.  A schema the
 # registry refuses blocks the worker on that record (state blocked, the
 # registry's message in last_error, the key as JSON); skip_record() leaves it
-# out, and once the rule allows it cdc_kafka.restart() sends the rest.  (The bytes
+# out, and once the rule allows it cdc_kafka.restart() sends the rest; so
+# does a column name Avro does not take, until field_name_adjustment_mode
+# is avro.  (The bytes
 # themselves are compared with Debezium's Avro converter by
 # test/registry/check-avro.sh.)
 #
@@ -288,5 +290,23 @@ $kafka->consume_each($wtopic, sub { push @last, $_[0] });
 is($kafka->record_count($wtopic), 151, '151 records: the skipped one is not among them');
 is(substr($last[-1]{key}, 5), "\xb0\x02", 'the last record\'s key is {"id":152} (zig-zag 304)');
 is((unpack('C N', $last[-1]{value}))[1], $v3, 'its value carries the id of the newly registered version');
+
+# ---- a column name Avro does not take: blocked until the settings adjust it ----------
+
+$worker_node->safe_psql('postgres', q{
+CREATE TABLE spaced (id int PRIMARY KEY, "two words" text);
+INSERT INTO spaced VALUES (1, 'x');
+});
+$st = CdcKafka::wait_state($worker_node, 'blocked', timeout => 90);
+ok($st, 'a column named "two words" without field_name_adjustment_mode avro: the worker blocks on the record');
+like($st->{last_error} // '', qr/has no Avro form: .*two words.*field_name_adjustment_mode/,
+	'last_error says the schema has no Avro form, and which setting adjusts it')
+  or diag($st->{last_error});
+is($st->{blocked_key}, '{"id":1}', 'the blocked record\'s key');
+$worker_node->safe_psql('postgres', "ALTER SYSTEM SET cdc_kafka.field_name_adjustment_mode = 'avro'");
+$worker_node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+ok($kafka->wait_for_records('postgres.public.spaced', 1), 'with field_name_adjustment_mode avro the record goes out');
+my $spaced = registry_get('/subjects/postgres.public.spaced-value/versions/latest');
+like($spaced->{schema} // '', qr/"two_words"/, 'its value schema has the field two_words');
 
 done_testing();
