@@ -149,7 +149,7 @@
 #   bench/stream.sh [--rows N] [--txn-rows N] [--repeat N] [--latency-seconds N]
 #                   [--rate N] [--partitions N] [--tables N] [--pg-port N] [--kafka-port N]
 #                   [--workdir DIR] [--compression CODEC] [--kafka-properties P]
-#                   [--skip-debezium] [--perf] [--no-record] [--keep]
+#                   [--skip-debezium] [--perf] [--no-record] [--keep] [--avro]
 #     --rows N             row changes per throughput run (default 1000000)
 #     --txn-rows N         rows per loading transaction (default 100000)
 #     --repeat N           catch-up rounds of floor, schemas=on/off, Kafka alone (default 3)
@@ -174,6 +174,11 @@
 #                          the report goes to bench/work/stream-profile/
 #     --no-record          do not write the figures into bench/RESULTS.md
 #     --keep               leave both servers running and the directory in place
+#     --avro               catch-up rounds with cdc_kafka.format = 'avro' too
+#                          (schemas on, a schema registry from
+#                          test/registry/registry.sh on port 28098): its rate
+#                          against schemas=on round by round, and every run's
+#                          bytes per record (status.bytes_sent)
 #   Needs cdc_kafka installed (make && make install, as root; installed here
 #   when missing and running as root), Java 17 with Maven, kcat and pgbench
 #   (apt-get installs what is missing, as root or through sudo).  About 8
@@ -204,6 +209,10 @@ KEEP=0
 TABLES=0 # --tables: phase (d) with that many tables (0: left out)
 KAFKA_PROPS='' # --kafka-properties: more of the worker's kafka_properties
 TIMEOUT=1800 # seconds any one run may take
+AVRO=0 # --avro: catch-up rounds with cdc_kafka.format = 'avro' too
+REGISTRY_PORT=28098 # its schema registry (test/registry/registry.sh)
+REGISTRY_URL=""
+declare -A BYTES # bytes per record a cdc_kafka run sent (status.bytes_sent)
 
 PERF_DIR=$HERE/work/stream-profile # --perf
 PERF_RUN=on_1 # the run --perf records (tall_1 with --tables)
@@ -228,6 +237,7 @@ stream_option()
 		--compression) COMPRESSION=${2-} ;;
 		--tables) TABLES=${2-} ;;
 		--kafka-properties) KAFKA_PROPS=${2-} ;;
+		--avro) AVRO=1; OPT_WORDS=1; return ;;
 		*) OPT_WORDS=0; return ;;
 	esac
 	(($# >= 2)) || die "$1 needs a value"
@@ -296,12 +306,37 @@ EOF
 # stopped; it re-reads its settings on the SIGHUP of the reload.
 worker_configure()
 {
+	local schemas=$3 format=()
+	# avro: schemas on, keys and values in Avro with --avro's registry
+	if [[ $schemas == avro ]]; then
+		schemas=on
+		format=(-c "ALTER SYSTEM SET cdc_kafka.format = 'avro'"
+			-c "ALTER SYSTEM SET cdc_kafka.schema_registry_url = '$REGISTRY_URL'"
+			-c "ALTER SYSTEM SET cdc_kafka.schema_name_adjustment_mode = 'avro'")
+	elif ((AVRO)); then
+		format=(-c "ALTER SYSTEM SET cdc_kafka.format = 'json'")
+	fi
 	bench_psql -c "ALTER SYSTEM SET cdc_kafka.slot_name = '$1'" \
 		-c "ALTER SYSTEM SET cdc_kafka.topic_prefix = '$2'" \
-		-c "ALTER SYSTEM SET cdc_kafka.schemas = '$3'" \
+		-c "ALTER SYSTEM SET cdc_kafka.schemas = '$schemas'" \
 		-c "ALTER SYSTEM SET cdc_kafka.publication_name = '${4:-cdc_kafka}'" \
-		-c "SELECT pg_reload_conf()" >/dev/null
+		"${format[@]}" -c "SELECT pg_reload_conf()" >/dev/null
 	sleep 1
+}
+
+# --avro: a schema registry next to the broker (Apicurio, in memory).
+start_registry()
+{
+	((AVRO)) || return 0
+	log "starting a schema registry on port $REGISTRY_PORT (test/registry/registry.sh)"
+	REGISTRY_URL=$(bash "$ROOT/test/registry/registry.sh" start --dir "$WORK/registry" --port "$REGISTRY_PORT") ||
+		die "the schema registry did not start"
+}
+
+stop_registry()
+{
+	[[ -z $REGISTRY_URL ]] || ((KEEP)) ||
+		bash "$ROOT/test/registry/registry.sh" stop --dir "$WORK/registry" >/dev/null 2>&1 || true
 }
 
 
@@ -317,6 +352,7 @@ make_topics()
 	local r topics=(lat.public.lat_rows b_on.public.bench_rows b_off.public.bench_rows)
 	for ((r = 1; r <= REPEAT; r++)); do
 		topics+=("a_on_$r.public.bench_rows" "a_off_$r.public.bench_rows" "k_on_$r.alone" "k_off_$r.alone")
+		((!AVRO)) || topics+=("a_avro_$r.public.bench_rows")
 	done
 	((!DEBEZIUM)) || topics+=(dbz.public.bench_rows)
 	for ((r = 1; r <= REPEAT && TABLES > 0; r++)); do topics+=("t1_$r.public.bench_rows"); done
@@ -333,6 +369,7 @@ create_catchup_slots()
 		bench_psql -c "SELECT 1 FROM pg_create_logical_replication_slot('bench_floor_$r', 'test_decoding')" \
 			-c "SELECT 1 FROM pg_create_logical_replication_slot('bench_on_$r', 'cdc_kafka')" \
 			-c "SELECT 1 FROM pg_create_logical_replication_slot('bench_off_$r', 'cdc_kafka')" >/dev/null
+		((!AVRO)) || create_slot "bench_avro_$r"
 	done
 	((!DEBEZIUM)) || q "SELECT 1 FROM pg_create_logical_replication_slot('bench_dbz', 'pgoutput')" >/dev/null
 }
@@ -367,9 +404,10 @@ run_floor()
 # one's topics are not checked nor timed here).
 run_cdc_catchup()
 {
-	local key=$1 slot=$2 prefix=$3 schemas=$4 pub=${5:-cdc_kafka} base pid t0 records last_ack used
+	local key=$1 slot=$2 prefix=$3 schemas=$4 pub=${5:-cdc_kafka} base pid t0 records last_ack used bytes0
 	worker_configure "$slot" "$prefix" "$schemas" "$pub"
 	base=$(records_sent)
+	bytes0=$(q "SELECT bytes_sent FROM cdc_kafka.status")
 	pid=$(worker_pid)
 	measure_begin "$pid"
 	if ((PERF)) && [[ $key == "$PERF_RUN" ]]; then perf_begin "$pid"; fi
@@ -385,7 +423,9 @@ run_cdc_catchup()
 		kafka_times "$key" "$prefix.public.bench_rows" "$t0"
 	fi
 	SECS[$key]=$(calc "$last_ack - $t0")
-	log "  cdc_kafka schemas=$schemas: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB"
+	BYTES[$key]=$(calc "($(q "SELECT bytes_sent FROM cdc_kafka.status") - $bytes0) / $ROWS" '%.0f')
+	log "  cdc_kafka schemas=$schemas: ${SECS[$key]} s, worker CPU ${CPU[$key]} s, VmHWM ${HWM[$key]} MB," \
+		"${BYTES[$key]} B/record"
 }
 
 # The same number of messages, of the same size and with the same headers as
@@ -428,6 +468,7 @@ phase_catchup()
 		run_floor "floor_$r" "bench_floor_$r"
 		run_cdc_catchup "on_$r" "bench_on_$r" "a_on_$r" on
 		run_cdc_catchup "off_$r" "bench_off_$r" "a_off_$r" off
+		((!AVRO)) || run_cdc_catchup "avro_$r" "bench_avro_$r" "a_avro_$r" avro
 		run_kafka_alone "kon_$r" "a_on_$r.public.bench_rows" "k_on_$r.alone"
 		run_kafka_alone "koff_$r" "a_off_$r.public.bench_rows" "k_off_$r.alone"
 	done
@@ -675,14 +716,21 @@ report_catchup()
 	throughput_line "floor: pg_recvlogical" floor "$floor_rate" "$dbz_rate"
 	throughput_line "cdc_kafka schemas=on" on "$floor_rate" "$dbz_rate"
 	throughput_line "cdc_kafka schemas=off" off "$floor_rate" "$dbz_rate"
+	((!AVRO)) || throughput_line "cdc_kafka format=avro" avro "$floor_rate" "$dbz_rate"
 	((!DEBEZIUM)) || throughput_line "Debezium 3.6.1 (schemas on)" dbz "$floor_rate" "$dbz_rate"
 	throughput_line "Kafka alone, on-size msgs" kon "$floor_rate" "$dbz_rate"
 	throughput_line "Kafka alone, off-size msgs" koff "$floor_rate" "$dbz_rate"
 	echo "    x_floor round by round (median): schemas=on $(round_ratios floor on), schemas=off $(round_ratios floor off)," \
 		"Kafka alone on-size $(round_ratios floor kon)"
+	if ((AVRO)); then
+		echo "    format=avro against schemas=on, rate round by round (median): $(round_ratios on avro);" \
+			"bytes per record (status.bytes_sent, first round): on ${BYTES[on_1]}, off ${BYTES[off_1]}," \
+			"avro ${BYTES[avro_1]} ($(calc "${BYTES[avro_1]} / ${BYTES[on_1]}" '%.3f')x on)"
+	fi
 	resources_header "    resources"
 	resources_line "cdc_kafka schemas=on" on
 	resources_line "cdc_kafka schemas=off" off
+	((!AVRO)) || resources_line "cdc_kafka format=avro" avro
 	resources_line "Kafka alone, on-size msgs" kon
 	resources_line "Kafka alone, off-size msgs" koff
 	((!DEBEZIUM)) || resources_line "Debezium 3.6.1 (schemas on)" dbz
@@ -759,6 +807,7 @@ report()
 	summarise_rounds off
 	summarise_rounds kon
 	summarise_rounds koff
+	((!AVRO)) || summarise_rounds avro
 	RSS[kon]=- ANON[kon]=- HWM[kon]=- RSS[koff]=- ANON[koff]=- HWM[koff]=- # kcat's memory is not sampled
 	floor_rate=$(calc "$ROWS / ${SECS[floor]}" '%.3f')
 	((!DEBEZIUM)) || dbz_rate=$(calc "$ROWS / ${SECS[dbz]}" '%.3f')
@@ -785,10 +834,11 @@ main()
 {
 	parse_args "$@"
 	stream_prereqs
-	trap cleanup EXIT
+	trap 'st=$?; stop_registry; (exit $st); cleanup' EXIT
 	trap 'exit 130' INT TERM
 	make_workdir
 	start_kafka
+	start_registry
 	start_postgres "cdc_kafka.kafka_properties = 'compression.type=$COMPRESSION${KAFKA_PROPS:+; $KAFKA_PROPS}'"
 	create_schema
 	warm_up_kafka
