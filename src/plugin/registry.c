@@ -202,35 +202,37 @@ registry_refused(long status, const StringInfo body, const char *url,
 			 errdetail("HTTP status %ld.", status)));
 }
 
-/* Set (or with NULL or "", forget) the CA file of the worker's registry. */
-void
-registry_set_ca_file(const char *path)
+/*
+ * Replace the malloc'd string in *slot with a copy of value (NULL or "":
+ * none), wiping the old one first: it may be a password.
+ */
+static void
+registry_keep(char **slot, const char *value)
 {
-	free(registry_ca_file);
-	registry_ca_file = NULL;
-	if (path != NULL && path[0] != '\0' && (registry_ca_file = strdup(path)) == NULL)
+	if (*slot != NULL)
+	{
+		explicit_bzero(*slot, strlen(*slot));
+		free(*slot);
+		*slot = NULL;
+	}
+	if (value != NULL && value[0] != '\0' && (*slot = strdup(value)) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory")));
 }
 
-/*
- * Set (or with NULL, forget) the credentials the registry is sent:
- * "user:password".  The old ones are wiped from memory.
- */
+/* Set (or with NULL or "", forget) the CA file of the worker's registry. */
+void
+registry_set_ca_file(const char *path)
+{
+	registry_keep(&registry_ca_file, path);
+}
+
+/* Set (or with NULL, forget) the credentials the registry is sent: "user:password". */
 void
 registry_set_user_info(const char *user_info)
 {
-	if (registry_user_info != NULL)
-	{
-		explicit_bzero(registry_user_info, strlen(registry_user_info));
-		free(registry_user_info);
-		registry_user_info = NULL;
-	}
-	if (user_info != NULL && (registry_user_info = strdup(user_info)) == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory")));
+	registry_keep(&registry_user_info, user_info);
 }
 
 /*

@@ -271,7 +271,7 @@ fail_if_blocked(InitialRun *run, const char *table)
 {
 	if (!run->s->blocked)
 		return;
-	if (run->s->blocked_reason[0] != '\0')
+	if (stream_blocked_by_registry(run->s))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s", run->s->blocked_reason),

@@ -299,11 +299,18 @@ block_on(CdcStream *s, const CdcTicket *t, const char *topic, const char *key,
 				 (int) Min(keylen, sizeof(s->blocked_key) - 1), key);
 }
 
+/* Was the session blocked by the schema registry (not by Kafka)? */
+bool
+stream_blocked_by_registry(const CdcStream *s)
+{
+	return s->blocked && s->blocked_reason[0] != '\0';
+}
+
 /* Why the session is blocked: the registry's refusal, or Kafka's error. */
 const char *
 stream_blocked_reason(const CdcStream *s)
 {
-	return s->blocked_reason[0] != '\0' ? s->blocked_reason : rd_kafka_err2str(s->blocked_err);
+	return stream_blocked_by_registry(s) ? s->blocked_reason : rd_kafka_err2str(s->blocked_err);
 }
 
 /* Is this the record cdc_kafka.skip_record() asked to leave out? */

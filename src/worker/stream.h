@@ -169,6 +169,7 @@ extern void stream_set_snapshot_hooks(CdcStream *s, const CdcSnapshotHooks *hook
 extern uint64 stream_key_hash(const char *key, size_t len);
 extern const char *stream_frame_key(const StringInfo frame, size_t *len);
 extern const char *stream_blocked_reason(const CdcStream *s);
+extern bool stream_blocked_by_registry(const CdcStream *s);
 extern void stream_commit_due(CdcStream *s, bool caught_up);
 extern void stream_commit(CdcStream *s, const char *snapshot_progress);
 extern bool stream_fenced(void);

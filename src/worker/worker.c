@@ -798,7 +798,7 @@ static void
 report_blocked(CdcStream *s)
 {
 	char	   *table = OidIsValid(s->blocked_relid) ? table_name(s->blocked_relid) : "(none)";
-	bool		by_registry = s->blocked_reason[0] != '\0';
+	bool		by_registry = stream_blocked_by_registry(s);
 	const char *what = s->blocked_job != 0 ?
 		psprintf("a row of incremental snapshot %lld", (long long) s->blocked_job) : "a record";
 	char	   *refusal;
@@ -1134,7 +1134,7 @@ run_session(void)
 	stream_until_done(s, &cfg, session_fingerprint);
 	incremental_session_end();
 	/* the registry names the very record it refuses: no need to look for it */
-	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0 && s->blocked_reason[0] == '\0')
+	if (s->blocked && s->blocked_job != 0 && cfg.careful_job == 0 && !stream_blocked_by_registry(s))
 	{
 		/* as below, for a snapshot's row: its LSN is new at each read */
 		LWLockAcquire(MyStatus->lock, LW_EXCLUSIVE);
@@ -1147,7 +1147,7 @@ run_session(void)
 		return;
 	}
 	if (s->blocked && s->blocked_job == 0 && cfg.careful_until == InvalidXLogRecPtr &&
-		s->blocked_reason[0] == '\0')
+		!stream_blocked_by_registry(s))
 	{
 		/*
 		 * The broker refuses a produce batch whole, so the record named may
